@@ -1,0 +1,17 @@
+import type { Context } from 'cordis'
+import { Config, ToolRuntime } from './runtime.js'
+
+export * from './types.js'
+export { defineTool, TOOL_NAME } from './define.js'
+export { snapshotJson, deepFreeze, NotJsonError } from './json.js'
+export { toolFailure, applyPostDecision, renderValue, isToolErrorCode } from './results.js'
+export { fuseSignals, neverAborted } from './signals.js'
+export { Config, ToolRuntime }
+
+export const name = 'tools'
+
+export function apply(ctx: Context) {
+  new ToolRuntime(ctx)
+}
+
+export default { name, Config, apply }

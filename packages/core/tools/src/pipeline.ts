@@ -1,0 +1,313 @@
+import { randomUUID } from 'node:crypto'
+import type { Hook, Logger } from 'cordis'
+import { deepFreeze, snapshotJson } from './json.js'
+import {
+  applyPostDecision, checkContent, checkContexts, checkPostDecision, checkResult, decided, describe,
+  errorMessage, renderValue, toolFailure,
+} from './results.js'
+import { fuseSignals, neverAborted, onAbort } from './signals.js'
+import { ListenerError, runWaterfall } from './waterfall.js'
+import type {
+  ApprovalService, ContextMessage, ExecuteInput, JsonValue, PostToolDecision, PreToolDecision,
+  ToolDefinition, ToolDispatchExecution, ToolExecution, ToolExecutionResult, ToolFailure, ToolGuard,
+  ToolRunContext,
+} from './types.js'
+
+export interface RegisteredTool { def: ToolDefinition; source: string }
+export interface RegisteredGuard { guard: ToolGuard; source: string }
+
+/** Everything `execute` needs, held directly so the hot path never goes through cordis proxies. */
+export interface PipelineState {
+  tools: Map<string, RegisteredTool>
+  guards: Set<RegisteredGuard>
+  hooks: Record<string | symbol, Hook[] | undefined>
+  approval(): ApprovalService | undefined
+  logger: Logger
+}
+
+const ALLOW: PreToolDecision = Object.freeze({ kind: 'allow' })
+const ACCEPT: PostToolDecision = Object.freeze({ kind: 'accept' })
+const allow = async () => ALLOW
+const accept = async () => ACCEPT
+const noop = () => {}
+
+/** Steps 1–10 of the pipeline; never throws, always one frozen result and one `tools/result`. */
+export async function runPipeline(state: PipelineState, input: ExecuteInput): Promise<ToolExecutionResult> {
+  const [exec, argsError] = makeExecution(input)
+  const entry = state.tools.get(exec.name)
+  let result: ToolExecutionResult
+  try {
+    result = await judge(state, exec, entry, argsError)
+  } catch (error) {
+    // Only a defect in this package gets here; it still must not escape.
+    state.logger.error('pipeline defect for %s: %s', exec.name, error)
+    result = decided(toolFailure('PIPELINE_ERROR', `internal error in @dshkit/tools: ${errorMessage(error)}`, 'tools'), 'registry')
+  }
+  return finish(state, exec, entry?.def, result)
+}
+
+function makeExecution(input: ExecuteInput): [ToolExecution, unknown] {
+  const name = typeof input?.name === 'string' ? input.name : String(input?.name)
+  let args: JsonValue = null
+  let argsError: unknown
+  try {
+    args = snapshotJson(input?.arguments, 'arguments')
+  } catch (error) {
+    argsError = error
+  }
+  const exec: Record<string, unknown> = {
+    token: Symbol(name),
+    callId: typeof input?.callId === 'string' && input.callId ? input.callId : randomUUID(),
+    name,
+    arguments: args,
+    signal: input?.signal ?? neverAborted,
+  }
+  if (input?.parent !== undefined) exec.parent = input.parent
+  return [Object.freeze(exec) as unknown as ToolExecution, argsError]
+}
+
+async function judge(state: PipelineState, exec: ToolExecution, entry: RegisteredTool | undefined, argsError: unknown) {
+  if (!entry) {
+    const known = [...state.tools.keys()]
+    const hint = known.length ? `; available tools: ${known.slice(0, 30).join(', ')}` : '; no tools are registered'
+    return decided(toolFailure('UNKNOWN_TOOL', `unknown tool "${exec.name}"${hint}`, 'tools'), 'registry')
+  }
+  if (argsError) {
+    return decided(toolFailure('INVALID_ARGS', `invalid arguments for ${exec.name}: ${errorMessage(argsError)}`, 'tools'), 'registry')
+  }
+  const parsed = await validate(entry.def, exec.arguments)
+  if (parsed.issues) {
+    return decided(toolFailure('INVALID_ARGS', `invalid arguments for ${exec.name}: ${parsed.issues}`, 'tools'), 'registry')
+  }
+  if (exec.signal.aborted) return abortedBeforeDispatch(exec)
+  const denial = await preExecute(state, exec)
+  if (denial?.error.code === 'ABORTED_BEFORE_DISPATCH') return denial
+  const result = denial ?? await dispatch(state, exec, entry, parsed.value)
+  return postExecute(state, exec, result)
+}
+
+async function validate(def: ToolDefinition, args: Readonly<JsonValue>): Promise<{ value: unknown; issues?: string }> {
+  try {
+    const outcome = await def.parameters['~standard'].validate(args)
+    if (!outcome.issues) return { value: deepFreeze(outcome.value) }
+    const issues = outcome.issues.map((issue) => {
+      const path = issue.path?.map((p) => typeof p === 'object' ? p.key : p).join('.')
+      return path ? `${path}: ${issue.message}` : issue.message
+    })
+    return { value: undefined, issues: issues.join('; ') }
+  } catch (error) {
+    return { value: undefined, issues: `the schema failed: ${errorMessage(error)}` }
+  }
+}
+
+function abortedBeforeDispatch(exec: ToolExecution) {
+  return decided(toolFailure('ABORTED_BEFORE_DISPATCH', `${exec.name} was cancelled before it started`, 'caller'), 'registry')
+}
+
+function denied(reason: string, source: string | undefined, by: 'listener' | 'guard' | 'approval') {
+  return decided(toolFailure('DENIED', reason, source), by)
+}
+
+function pipelineError(error: unknown, phase: string, by: 'listener' | 'wrapper'): ToolFailure {
+  const source = error instanceof ListenerError ? error.source : 'unknown plugin'
+  const cause = error instanceof ListenerError ? error.reason : error
+  return decided(toolFailure('PIPELINE_ERROR', `${source} failed in ${phase}: ${errorMessage(cause)}`, source), by)
+}
+
+function claimPre(value: unknown, source: string): PreToolDecision {
+  const d = value as PreToolDecision
+  switch (d?.kind) {
+    case 'allow': return ALLOW
+    case 'deny':
+      if (typeof d.reason !== 'string') throw new TypeError('a deny decision needs a reason string')
+      return { kind: 'deny', reason: d.reason, source: typeof d.source === 'string' ? d.source : source }
+    case 'ask':
+      return { kind: 'ask', reason: typeof d.reason === 'string' ? d.reason : undefined, source: typeof d.source === 'string' ? d.source : source }
+    default:
+      throw new TypeError(`returned ${describe(value)} instead of a pre-execute decision (allow / deny / ask)`)
+  }
+}
+
+/** Steps 3–5: listeners, then guards, then approval for `ask`. Returns a failure, or nothing to go on. */
+async function preExecute(state: PipelineState, exec: ToolExecution): Promise<ToolFailure | undefined> {
+  const hooks = state.hooks['tools/pre-execute']
+  let decision = ALLOW
+  if (hooks?.length) {
+    try {
+      decision = await runWaterfall(hooks.slice(), [exec], allow, claimPre)
+    } catch (error) {
+      return pipelineError(error, 'tools/pre-execute', 'listener')
+    }
+  }
+  if (exec.signal.aborted) return abortedBeforeDispatch(exec)
+  if (decision.kind === 'deny') return denied(decision.reason, decision.source, 'listener')
+  // Guards run before anyone is asked, so nobody approves a call a guard forbids anyway.
+  const guardDenial = checkGuards(state, exec)
+  if (guardDenial) return guardDenial
+  if (decision.kind === 'ask') return ask(state, exec, decision)
+}
+
+function checkGuards(state: PipelineState, exec: ToolExecution): ToolFailure | undefined {
+  for (const { guard, source } of state.guards) {
+    let reason: string | undefined
+    try {
+      reason = guard(exec)
+    } catch (error) {
+      return denied(`guard of ${source} failed, so the call is denied: ${errorMessage(error)}`, source, 'guard')
+    }
+    if (reason !== undefined) return denied(String(reason), source, 'guard')
+  }
+}
+
+async function ask(state: PipelineState, exec: ToolExecution, decision: Extract<PreToolDecision, { kind: 'ask' }>) {
+  const approval = state.approval()
+  const asked = `${decision.source} asked for approval${decision.reason ? ` (${decision.reason})` : ''}`
+  if (typeof approval?.request !== 'function') {
+    return denied(`${asked}, but no approval service is installed to answer`, 'approval', 'approval')
+  }
+  const aborted = onAbort(exec.signal)
+  try {
+    const request = Promise.resolve(approval.request({ exec, reason: decision.reason, source: decision.source }))
+    request.catch(noop)
+    const answer = await Promise.race([request, aborted.promise.then(() => undefined)])
+    if (exec.signal.aborted) return abortedBeforeDispatch(exec)
+    if (answer?.kind === 'allow') return
+    const reason = typeof answer?.reason === 'string' ? answer.reason : 'not approved'
+    return denied(`${asked}: ${reason}`, 'approval', 'approval')
+  } catch (error) {
+    return denied(`${asked}, but approval failed: ${errorMessage(error)}`, 'approval', 'approval')
+  } finally {
+    aborted.cancel()
+  }
+}
+
+function claimWrapped(value: unknown, source: string): ToolExecutionResult {
+  const result = checkResult(value)
+  if (!result.isError) return result
+  return {
+    ...result,
+    error: { ...result.error, source: result.error.source ?? source },
+    meta: { decidedBy: 'wrapper', ...result.meta },
+  }
+}
+
+/** Step 6: the `tools/execute` onion around the body. */
+async function dispatch(state: PipelineState, exec: ToolExecution, entry: RegisteredTool, args: unknown) {
+  const hooks = state.hooks['tools/execute']
+  if (!hooks?.length) return runBody(exec, exec.signal, entry, args)
+  const dispatchExec = makeDispatchExecution(exec)
+  let running: Promise<unknown> | undefined
+  const body = () => running = runBody(exec, dispatchExec.signal, entry, args)
+  try {
+    return await runWaterfall(hooks.slice(), [dispatchExec], body, claimWrapped, true)
+  } catch (error) {
+    // Quiescence: a wrapper that threw does not get to abandon a running body.
+    await running
+    return pipelineError(error, 'tools/execute', 'wrapper')
+  }
+}
+
+function makeDispatchExecution(exec: ToolExecution): ToolDispatchExecution {
+  const frozen = (value: unknown) => ({ value, enumerable: true, writable: false, configurable: false })
+  const props: PropertyDescriptorMap = {
+    token: frozen(exec.token),
+    callId: frozen(exec.callId),
+    name: frozen(exec.name),
+    arguments: frozen(exec.arguments),
+    signal: { value: exec.signal, enumerable: true, writable: true, configurable: false },
+  }
+  if (exec.parent !== undefined) props.parent = frozen(exec.parent)
+  return Object.seal(Object.defineProperties({}, props)) as ToolDispatchExecution
+}
+
+async function runBody(exec: ToolExecution, wrapperSignal: AbortSignal, entry: RegisteredTool, args: unknown): Promise<ToolExecutionResult> {
+  const { def, source } = entry
+  // The caller's signal is fused back in, so no wrapper can detach caller cancellation.
+  const fused = fuseSignals(exec.signal, wrapperSignal)
+  const contexts: ContextMessage[] = []
+  let concludesTurn = false
+  const run: ToolRunContext = {
+    ...exec,
+    signal: fused.signal,
+    deferContext(message) {
+      contexts.push(...checkContexts([message], 'deferContext(message)'))
+    },
+    concludeTurn() {
+      concludesTurn = true
+    },
+  }
+  let value: unknown
+  try {
+    value = await def.execute(args, run)
+  } catch (error) {
+    if (exec.signal.aborted && isAbortOf(error, exec.signal)) return aborted(exec)
+    return decided(toolFailure('TOOL_ERROR', errorMessage(error), source), 'tool')
+  } finally {
+    fused.release()
+  }
+  if (exec.signal.aborted) return aborted(exec)
+  try {
+    const json = snapshotJson(value === undefined ? null : value, 'the return value')
+    const content = def.render ? checkContent(def.render(json as any, args), 'render()') : renderValue(json)
+    const result: ToolExecutionResult = { isError: false, value: json, content }
+    if (contexts.length) result.additionalContexts = contexts
+    if (concludesTurn) result.concludesTurn = true
+    return result
+  } catch (error) {
+    return decided(toolFailure('INVALID_RESULT', `${exec.name} returned an invalid result: ${errorMessage(error)}`, source), 'tool')
+  }
+}
+
+function isAbortOf(error: unknown, signal: AbortSignal) {
+  return error === signal.reason || (error instanceof Error && error.name === 'AbortError')
+}
+
+function aborted(exec: ToolExecution) {
+  return decided(toolFailure('ABORTED', `${exec.name} was cancelled while it ran`, 'caller'), 'registry')
+}
+
+function claimPost(value: unknown, source: string): PostToolDecision {
+  const decision = checkPostDecision(value)
+  return decision.kind === 'block' && !decision.source ? { ...decision, source } : decision
+}
+
+/** Step 7: accept / replace / block / add context. */
+async function postExecute(state: PipelineState, exec: ToolExecution, result: ToolExecutionResult) {
+  const hooks = state.hooks['tools/post-execute']
+  if (!hooks?.length) return result
+  try {
+    const decision = await runWaterfall(hooks.slice(), [exec, deepFreeze(result)], accept, claimPost)
+    return applyPostDecision(result, decision)
+  } catch (error) {
+    return pipelineError(error, 'tools/post-execute', 'listener')
+  }
+}
+
+/** Steps 9–10: the definition's finalizer, freezing, and the observe-only `tools/result`. */
+function finish(state: PipelineState, exec: ToolExecution, def: ToolDefinition | undefined, result: ToolExecutionResult) {
+  if (def?.finalizeContent) {
+    try {
+      const content = def.finalizeContent(exec, deepFreeze(result))
+      if (content !== undefined) result = { ...result, content: checkContent(content, 'finalizeContent()') }
+    } catch (error) {
+      result = { ...result, meta: { ...result.meta, finalizeError: errorMessage(error) } }
+    }
+  }
+  const frozen = deepFreeze(result)
+  const observers = state.hooks['tools/result']
+  if (observers?.length) {
+    for (const hook of observers.slice()) {
+      try {
+        const returned = hook.callback(exec, frozen)
+        if (returned && typeof returned.then === 'function') returned.then(undefined, (error: unknown) => logObserver(state, error))
+      } catch (error) {
+        logObserver(state, error)
+      }
+    }
+  }
+  return frozen
+}
+
+function logObserver(state: PipelineState, error: unknown) {
+  state.logger.warn('a tools/result observer threw; the result is unchanged: %s', errorMessage(error))
+}

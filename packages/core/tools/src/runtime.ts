@@ -1,0 +1,99 @@
+import { Context, Service } from 'cordis'
+import { z } from 'zod'
+import { checkDefinition } from './define.js'
+import { runPipeline, type PipelineState, type RegisteredGuard, type RegisteredTool } from './pipeline.js'
+import type {
+  ExecuteInput, PostToolDecision, PreToolDecision, ToolDefinition, ToolDispatchExecution, ToolExecution,
+  ToolExecutionResult, ToolGuard, ToolSchema,
+} from './types.js'
+
+declare module 'cordis' {
+  interface Context {
+    tools: ToolRuntime
+  }
+  interface Events {
+    'tools/pre-execute'(exec: ToolExecution, next: () => Promise<PreToolDecision>): Promise<PreToolDecision>
+    'tools/execute'(exec: ToolDispatchExecution, next: () => Promise<ToolExecutionResult>): Promise<ToolExecutionResult>
+    'tools/post-execute'(exec: ToolExecution, result: Readonly<ToolExecutionResult>, next: () => Promise<PostToolDecision>): Promise<PostToolDecision>
+    'tools/result'(exec: ToolExecution, result: Readonly<ToolExecutionResult>): void
+  }
+}
+
+export const Config = z.object({}).prefault({})
+export type Config = z.infer<typeof Config>
+
+/** The `tools` service: registry, guards and the execution pipeline. */
+export class ToolRuntime extends Service {
+  private readonly state: PipelineState
+  private readonly schemaCache = new WeakMap<ToolDefinition, Record<string, unknown>>()
+
+  constructor(ctx: Context) {
+    super(ctx, 'tools')
+    this.state = {
+      tools: new Map<string, RegisteredTool>(),
+      guards: new Set<RegisteredGuard>(),
+      hooks: ctx.events._hooks,
+      approval: () => ctx.get('approval'),
+      logger: ctx.logger('tools'),
+    }
+  }
+
+  /** Adds a tool for as long as the calling plugin lives. */
+  register(def: ToolDefinition): () => void {
+    checkDefinition(def)
+    const { tools } = this.state
+    const taken = tools.get(def.name)
+    if (taken) throw new Error(`tool "${def.name}" is already registered by ${taken.source}; tool names must be unique`)
+    const entry: RegisteredTool = { def, source: this.ctx.fiber.name }
+    const dispose = this.ctx.effect(() => {
+      tools.set(def.name, entry)
+      return () => {
+        if (tools.get(def.name) === entry) tools.delete(def.name)
+      }
+    }, `tools.register(${def.name})`)
+    return () => void dispose()
+  }
+
+  /** Adds a monotonic guard for as long as the calling plugin lives. */
+  guard(guard: ToolGuard): () => void {
+    if (typeof guard !== 'function') throw new TypeError('guard() needs a function (exec) => reason | undefined')
+    const { guards } = this.state
+    const entry: RegisteredGuard = { guard, source: this.ctx.fiber.name }
+    const dispose = this.ctx.effect(() => {
+      guards.add(entry)
+      return () => void guards.delete(entry)
+    }, 'tools.guard()')
+    return () => void dispose()
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.state.tools.get(name)?.def
+  }
+
+  list(): ToolDefinition[] {
+    return [...this.state.tools.values()].map((entry) => entry.def)
+  }
+
+  /** Name, description and JSON Schema of every tool, as a model API wants them. */
+  schemas(): ToolSchema[] {
+    return this.list().map((def) => ({ name: def.name, description: def.description, inputSchema: this.jsonSchema(def) }))
+  }
+
+  /** Runs one call through the pipeline. Never throws; resolves to one deep-frozen result. */
+  execute(input: ExecuteInput): Promise<ToolExecutionResult> {
+    return runPipeline(this.state, input)
+  }
+
+  private jsonSchema(def: ToolDefinition): Record<string, unknown> {
+    let schema = this.schemaCache.get(def)
+    if (!schema) {
+      try {
+        schema = z.toJSONSchema(def.parameters as z.ZodType, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+      } catch {
+        schema = { type: 'object' } // a non-zod Standard Schema: we cannot describe it further
+      }
+      this.schemaCache.set(def, schema)
+    }
+    return schema
+  }
+}

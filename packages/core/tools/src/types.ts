@@ -1,0 +1,126 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec'
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue }
+
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+
+/** A message injected after the batch's results (FIFO, model order). */
+export interface ContextMessage {
+  source: string
+  content: ContentBlock[]
+}
+
+export interface ToolExecution {
+  readonly token: symbol
+  readonly callId: string
+  readonly name: string
+  readonly arguments: Readonly<JsonValue>
+  readonly signal: AbortSignal
+  readonly parent?: symbol
+}
+
+/** What `tools/execute` wrappers see: identity is frozen, only `signal` may be replaced. */
+export interface ToolDispatchExecution extends Omit<ToolExecution, 'signal'> {
+  signal: AbortSignal
+}
+
+export interface ToolRunContext extends ToolExecution {
+  /** Queue a message to inject after the batch's results. */
+  deferContext(message: ContextMessage): void
+  /** Mark that this call completes the user's request (see `concludesTurn`). */
+  concludeTurn(): void
+}
+
+export interface ToolDefinition<Args = any, Value extends JsonValue = JsonValue> {
+  name: string
+  description: string
+  parameters: StandardSchemaV1<unknown, Args>
+  execute(args: Args, run: ToolRunContext): Value | void | Promise<Value | void>
+  render?(value: Value, args: Args): ContentBlock[]
+  finalizeContent?(exec: ToolExecution, result: ToolExecutionResult): ContentBlock[] | undefined
+  timeoutMs?: number
+  idempotent?: boolean
+  isConcurrencySafe?(args: Args): boolean
+  fsAccess?(args: Args): FsAccess[]
+}
+
+export interface FsAccess {
+  path: string
+  access: 'read' | 'write'
+}
+
+export type ToolErrorCode =
+  | 'UNKNOWN_TOOL' | 'INVALID_ARGS' | 'DENIED' | 'ABORTED_BEFORE_DISPATCH'
+  | 'ABORTED' | 'TOOL_ERROR' | 'TOOL_TIMEOUT' | 'BLOCKED' | 'INVALID_RESULT' | 'PIPELINE_ERROR'
+  | 'TOOL_OUTCOME_UNKNOWN'
+
+export interface ToolError {
+  code: ToolErrorCode
+  message: string
+  source?: string
+}
+
+export type ToolExecutionResult =
+  | {
+    isError: false
+    value: JsonValue
+    content: ContentBlock[]
+    meta?: Record<string, JsonValue>
+    additionalContexts?: ContextMessage[]
+    concludesTurn?: boolean
+  }
+  | {
+    isError: true
+    error: ToolError
+    content: ContentBlock[]
+    meta?: Record<string, JsonValue>
+    additionalContexts?: ContextMessage[]
+  }
+
+export type ToolSuccess = Extract<ToolExecutionResult, { isError: false }>
+export type ToolFailure = Extract<ToolExecutionResult, { isError: true }>
+
+export type PreToolDecision =
+  | { kind: 'allow' }
+  | { kind: 'deny'; reason: string; source?: string }
+  | { kind: 'ask'; reason?: string; source?: string }
+
+export type PostToolDecision =
+  | { kind: 'accept'; additionalContexts?: ContextMessage[] }
+  | { kind: 'replace'; content: ContentBlock[]; meta?: Record<string, JsonValue>; additionalContexts?: ContextMessage[] }
+  | { kind: 'block'; reason: string; source?: string; additionalContexts?: ContextMessage[] }
+
+/** A monotonic guard: a reason denies, `undefined` leaves the call as it is. It cannot allow. */
+export type ToolGuard = (exec: ToolExecution) => string | undefined
+
+/** Who decided a denial, block or error; carried in `meta.decidedBy`. */
+export type Decider = 'registry' | 'listener' | 'guard' | 'approval' | 'wrapper' | 'tool'
+
+export interface ApprovalRequest {
+  exec: ToolExecution
+  reason?: string
+  source?: string
+}
+
+export type ApprovalAnswer = { kind: 'allow' } | { kind: 'deny'; reason: string }
+
+/** The optional `approval` service the registry looks up when a listener answers `ask`. */
+export interface ApprovalService {
+  request(request: ApprovalRequest): Promise<ApprovalAnswer>
+}
+
+export interface ExecuteInput {
+  callId: string
+  name: string
+  arguments: unknown
+  signal?: AbortSignal
+  parent?: symbol
+}
+
+export interface ToolSchema {
+  name: string
+  description: string
+  inputSchema: Record<string, unknown>
+}
