@@ -268,7 +268,7 @@ function aborted(exec: ToolExecution) {
 
 function claimPost(value: unknown, source: string): PostToolDecision {
   const decision = checkPostDecision(value)
-  return decision.kind === 'block' && !decision.source ? { ...decision, source } : decision
+  return (decision.kind === 'block' || decision.kind === 'replace') && !decision.source ? { ...decision, source } : decision
 }
 
 /** Step 7: accept / replace / block / add context. */

@@ -93,7 +93,8 @@ export function checkPostDecision(decision: unknown): PostToolDecision {
     case 'accept': return { kind: 'accept', ...contexts }
     case 'replace': {
       const meta = checkMeta(d.meta, 'meta')
-      return { kind: 'replace', content: checkContent(d.content), ...(meta && { meta }), ...contexts }
+      const source = typeof d.source === 'string' ? { source: d.source } : {}
+      return { kind: 'replace', content: checkContent(d.content), ...(meta && { meta }), ...contexts, ...source }
     }
     case 'block':
       if (typeof d.reason !== 'string') throw new TypeError('a block decision needs a reason string')
@@ -113,7 +114,8 @@ export function applyPostDecision(result: ToolExecutionResult, decision: PostToo
       break
     case 'replace':
       next = { ...result, content: decision.content }
-      if (decision.meta) next.meta = { ...result.meta, ...decision.meta }
+      // Who rewrote the content stays visible to anyone auditing the result.
+      if (decision.meta || decision.source) next.meta = { ...result.meta, ...decision.meta, ...decision.source && { replacedBy: decision.source } }
       break
     case 'block':
       next = decided(toolFailure('BLOCKED', decision.reason, decision.source, result.meta), 'listener')

@@ -89,7 +89,7 @@ export type PreToolDecision =
 
 export type PostToolDecision =
   | { kind: 'accept'; additionalContexts?: ContextMessage[] }
-  | { kind: 'replace'; content: ContentBlock[]; meta?: Record<string, JsonValue>; additionalContexts?: ContextMessage[] }
+  | { kind: 'replace'; content: ContentBlock[]; meta?: Record<string, JsonValue>; additionalContexts?: ContextMessage[]; source?: string }
   | { kind: 'block'; reason: string; source?: string; additionalContexts?: ContextMessage[] }
 
 /** A monotonic guard: a reason denies, `undefined` leaves the call as it is. It cannot allow. */

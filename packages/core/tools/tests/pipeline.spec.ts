@@ -314,7 +314,7 @@ describe('step 7: post-execute', () => {
       ctx.tools.register(echo)
       ctx.on('tools/post-execute', async () => ({ kind: 'replace', content: [{ type: 'text', text: 'short' }], meta: { shrunk: true } }))
     })
-    expect(await ctx.tools.execute(call())).toMatchObject({ isError: false, value: 'hi', content: [{ type: 'text', text: 'short' }], meta: { shrunk: true } })
+    expect(await ctx.tools.execute(call())).toMatchObject({ isError: false, value: 'hi', content: [{ type: 'text', text: 'short' }], meta: { shrunk: true, replacedBy: 'shrink' } })
   })
 
   test('block turns the result into BLOCKED, drops the value and names the blocker', async () => {
