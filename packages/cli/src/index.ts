@@ -1,1 +1,2 @@
-export {}
+export { main, cliPath } from './main.js'
+export { readCalls, resolveReferences } from './calls.js'

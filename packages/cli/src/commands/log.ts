@@ -1,0 +1,50 @@
+import { pendingCallsOf, type SessionEvent, type ToolCallEvent } from '@dshkit/session'
+import { readSessionLog } from '@dshkit/session-store-jsonl'
+import { access } from 'node:fs/promises'
+
+/** Replays a session log read-only: calls with their results, contexts, and calls a crash left open. */
+export async function log(options: { file: string; json: boolean }): Promise<number> {
+  try {
+    await access(options.file)
+  } catch {
+    throw new Error(`${options.file}: cannot read session log: no such file`)
+  }
+  const parsed = await readSessionLog(options.file)
+  const out = (text: string) => process.stdout.write(text + '\n')
+  const pending = pendingCallsOf(parsed.events)
+  if (options.json) {
+    for (const event of parsed.events) out(JSON.stringify(event))
+    out(JSON.stringify({ type: 'summary', events: parsed.events.length, interrupted: pending.map((c) => c.callId), tornLine: parsed.torn?.line }))
+    return 0
+  }
+  const calls = new Map<string, ToolCallEvent>()
+  for (const event of parsed.events) describe(event, calls, out)
+  if (parsed.torn) out(`! line ${parsed.torn.line}: torn last write (${parsed.torn.bytes} bytes) — ignored; the store removes it on next open`)
+  out('')
+  out(`${parsed.events.length} events, ${calls.size} calls, ${pending.length} interrupted`)
+  for (const call of pending) out(`  interrupted: ${call.name} [${call.callId}] started ${call.time}, no result recorded`)
+  return 0
+}
+
+function describe(event: SessionEvent, calls: Map<string, ToolCallEvent>, out: (text: string) => void) {
+  switch (event.type) {
+    case 'tool/call':
+      calls.set(event.callId, event)
+      out(`→ ${event.time} ${event.name} [${event.callId}] ${truncate(JSON.stringify(event.arguments), 120)}`)
+      break
+    case 'tool/result': {
+      const name = calls.get(event.callId)?.name ?? '?'
+      const outcome = event.isError ? `${event.error?.code ?? 'error'}${event.error?.source ? ` by ${event.error.source}` : ''}` : 'ok'
+      const text = event.content.map((b) => b.type === 'text' ? b.text : '[image]').join('\n').split('\n')[0] ?? ''
+      out(`${event.isError ? '✗' : '✓'} ${event.time} ${name} [${event.callId}] ${outcome}: ${truncate(text, 120)}`)
+      break
+    }
+    case 'context/added':
+      out(`+ ${event.time} context from ${event.source}`)
+      break
+  }
+}
+
+function truncate(text: string, max: number) {
+  return text.length > max ? `${text.slice(0, max)}…` : text
+}

@@ -1,0 +1,135 @@
+import { performance } from 'node:perf_hooks'
+import type { Context } from 'cordis'
+import type { ToolExecutionResult } from '@dshkit/tools'
+import { hasReference, readCalls, resolveReferences, type CallLine } from '../calls.js'
+import { human, json, type Outcome } from '../report.js'
+import { bootRuntime, shutdown, type BootOptions } from '../runtime.js'
+
+export interface RunOptions extends BootOptions {
+  file: string
+  json: boolean
+  /** Label used in messages instead of the file path (the bundled demo). */
+  display?: string
+}
+
+/** Runs every call line; returns the exit code (0 all ran, 1 some input was bad). */
+export async function run(options: RunOptions): Promise<number> {
+  const display = options.display ?? options.file
+  const out = (text: string) => process.stdout.write(text + '\n')
+  const inputError = (line: number | undefined, message: string) => {
+    const where = line ? `${display}:${line}` : display
+    if (options.json) out(JSON.stringify({ type: 'error', file: display, line, message }))
+    else process.stderr.write(`dshkit: ${where}: ${message}\n`)
+  }
+  const { calls, errors } = await readCalls(options.file)
+  const { ctx, problems } = await bootRuntime(options)
+  for (const problem of problems) inputError(undefined, problem)
+  for (const error of errors) inputError(error.line, error.message)
+  let bad = errors.length + problems.length
+  const timings = trackDurations(ctx)
+  const controller = new AbortController()
+  const onSigint = () => controller.signal.aborted ? process.exit(130) : controller.abort(new Error('interrupted (Ctrl-C)'))
+  process.on('SIGINT', onSigint)
+  const progress = startProgress(calls.length)
+  const values = new Map<string, unknown>()
+  try {
+    for (const segment of segments(calls)) {
+      const ready: CallLine[] = []
+      for (const call of segment) {
+        let args = call.arguments
+        try {
+          args = resolveReferences(call.arguments, values)
+        } catch (error) {
+          bad++
+          inputError(call.line, (error as Error).message)
+          continue
+        }
+        if (!ctx.tools.get(call.name)) {
+          bad++
+          inputError(call.line, `unknown tool "${call.name}"; available: ${ctx.tools.list().map((d) => d.name).join(', ')}`)
+          continue
+        }
+        ready.push({ ...call, arguments: args })
+      }
+      if (!ready.length) continue
+      const batch = await ctx.loop.executeToolCalls(ready.map(({ callId, name, arguments: args }) => ({ callId, name, arguments: args })), {
+        signal: controller.signal,
+        onResult: () => progress.tick(),
+      })
+      for (const [i, call] of ready.entries()) {
+        const result: ToolExecutionResult = batch.results[i]
+        values.set(call.callId, result)
+        const outcome: Outcome = { line: call.line, callId: call.callId, name: call.name, result, durationMs: timings.take(call.callId) }
+        progress.clear()
+        out(options.json ? json(outcome) : human(outcome, display))
+      }
+      for (const context of batch.contexts) {
+        if (options.json) out(JSON.stringify({ type: 'context', ...context }))
+        else out(`  + context from ${context.source}:\n${context.content.map((b: any) => `    ${b.type === 'text' ? b.text : '[image]'}`).join('\n')}`)
+      }
+    }
+  } finally {
+    progress.clear()
+    progress.stop()
+    process.off('SIGINT', onSigint)
+    await shutdown(ctx)
+  }
+  if (!options.json) {
+    const where = options.log ? `; session log: ${options.log}` : ''
+    process.stderr.write(`dshkit: ${calls.length} call line(s), ${bad} input problem(s)${where}\n`)
+  }
+  return bad ? 1 : 0
+}
+
+/** Consecutive calls without references run as one batch; a referencing call starts a new one. */
+function* segments(calls: CallLine[]) {
+  let current: CallLine[] = []
+  for (const call of calls) {
+    if (hasReference(call.arguments) && current.length) {
+      yield current
+      current = []
+    }
+    current.push(call)
+  }
+  if (current.length) yield current
+}
+
+/** Measures each call from its first pipeline event to its result. */
+function trackDurations(ctx: Context) {
+  const started = new Map<string, number>()
+  const finished = new Map<string, number>()
+  ctx.on('tools/pre-execute', (exec, next) => (started.set(exec.callId, performance.now()), next()), { prepend: true })
+  ctx.on('tools/result', (exec) => void finished.set(exec.callId, performance.now()))
+  return {
+    take(callId: string) {
+      const end = finished.get(callId) ?? performance.now()
+      return Math.round(end - (started.get(callId) ?? end))
+    },
+  }
+}
+
+/** A progress line on stderr once a batch has run for more than a second. */
+function startProgress(total: number) {
+  const begin = performance.now()
+  let done = 0
+  let shown = false
+  const tty = process.stderr.isTTY
+  const draw = () => {
+    const seconds = ((performance.now() - begin) / 1000).toFixed(1)
+    const text = `dshkit: ${done}/${total} calls done, ${seconds} s`
+    if (tty) process.stderr.write(`\r${text}\x1b[K`)
+    else process.stderr.write(`${text}\n`)
+    shown = true
+  }
+  const timer = setInterval(draw, 1000)
+  timer.unref()
+  return {
+    tick: () => void done++,
+    clear: () => {
+      if (shown && tty) process.stderr.write('\r\x1b[K')
+      shown = false
+    },
+    stop: () => clearInterval(timer),
+  }
+}
+

@@ -1,0 +1,70 @@
+import { parseArgs } from 'node:util'
+import { fileURLToPath } from 'node:url'
+import { log } from './commands/log.js'
+import { run } from './commands/run.js'
+import { tools } from './commands/tools.js'
+import { prepareDemo } from './demo.js'
+import { COMMAND_HELP, USAGE } from './usage.js'
+
+class UsageError extends Error {}
+
+/** Runs the command line; returns the exit code: 0 ran, 1 bad input or boot failure, 2 usage. */
+export async function main(argv: string[]): Promise<number> {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        root: { type: 'string' },
+        log: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    })
+  } catch (error) {
+    return usage((error as Error).message)
+  }
+  const { values, positionals } = parsed
+  const [command, ...rest] = positionals
+  if (!command) {
+    process.stdout.write(USAGE + '\n')
+    return values.help ? 0 : 2
+  }
+  if (!COMMAND_HELP[command]) return usage(`unknown command "${command}"`)
+  if (values.help) {
+    process.stdout.write(COMMAND_HELP[command] + '\n')
+    return 0
+  }
+  try {
+    switch (command) {
+      case 'run': {
+        if (rest.length > 1) throw new UsageError('run takes at most one CALLS.jsonl file')
+        if (rest[0]) return await run({ file: rest[0], config: values.config, root: values.root, log: values.log, json: values.json })
+        const demo = await prepareDemo()
+        if (!values.json) process.stderr.write(`dshkit: running the bundled demo in ${demo.root}\n`)
+        return await run({ file: demo.calls, display: 'demo/calls.jsonl', config: values.config ?? demo.config, root: values.root ?? demo.root, log: values.log ?? demo.log, json: values.json })
+      }
+      case 'tools':
+        if (rest.length) throw new UsageError('tools takes no file')
+        return await tools({ config: values.config, root: values.root, json: values.json })
+      case 'log':
+        if (rest.length !== 1) throw new UsageError('log takes exactly one SESSION.jsonl file')
+        return await log({ file: rest[0], json: values.json })
+    }
+  } catch (error) {
+    if (error instanceof UsageError) return usage(error.message)
+    // A user mistake (bad file, bad config) is one line, no stack trace.
+    process.stderr.write(`dshkit: ${(error as Error).message}\n`)
+    return 1
+  }
+  return 2
+}
+
+function usage(message: string) {
+  process.stderr.write(`dshkit: ${message}\n\n${USAGE}\n`)
+  return 2
+}
+
+export const cliPath = fileURLToPath(new URL('./bin.js', import.meta.url))

@@ -1,0 +1,55 @@
+import type { ToolExecutionResult } from '@dshkit/tools'
+
+export interface Outcome {
+  line: number
+  callId: string
+  name: string
+  result: ToolExecutionResult
+  durationMs: number
+}
+
+const PREVIEW_LINES = 6
+const PREVIEW_WIDTH = 160
+
+/** Who decided, in words: "denied by fs-sandbox (listener)", "ran; content replaced by spill-policy". */
+export function verdict(result: ToolExecutionResult): string {
+  if (result.isError) {
+    const by = result.meta?.decidedBy
+    const who = result.error.source ? ` by ${result.error.source}${by ? ` (${by})` : ''}` : by ? ` (${by})` : ''
+    return `${result.error.code}${who}`
+  }
+  const replaced = result.meta?.replacedBy
+  return `ok${replaced ? `, content replaced by ${replaced}` : ''}${result.meta?.attempts && result.meta.attempts !== 1 ? `, ${result.meta.attempts} attempts` : ''}`
+}
+
+/** The first lines of the model-facing content, indented under the call. */
+export function preview(result: ToolExecutionResult): string {
+  const text = result.content.map((block) => block.type === 'text' ? block.text : `[image ${block.mimeType}]`).join('\n')
+  const lines = text.split('\n')
+  const shown = lines.slice(0, PREVIEW_LINES).map((line) => line.length > PREVIEW_WIDTH ? `${line.slice(0, PREVIEW_WIDTH)}…` : line)
+  if (lines.length > PREVIEW_LINES) shown.push(`… ${lines.length - PREVIEW_LINES} more lines`)
+  return shown.map((line) => `    ${line}`).join('\n')
+}
+
+export function human(outcome: Outcome, file: string): string {
+  const mark = outcome.result.isError ? '✗' : '✓'
+  const head = `${mark} ${file}:${outcome.line} ${outcome.name} [${outcome.callId}] ${verdict(outcome.result)} · ${outcome.durationMs} ms`
+  return `${head}\n${preview(outcome.result)}`
+}
+
+export function json(outcome: Outcome): string {
+  const { result } = outcome
+  return JSON.stringify({
+    type: 'result',
+    line: outcome.line,
+    callId: outcome.callId,
+    name: outcome.name,
+    isError: result.isError,
+    ...result.isError ? { error: result.error } : { value: result.value },
+    decidedBy: result.isError ? result.meta?.decidedBy : undefined,
+    durationMs: outcome.durationMs,
+    content: result.content,
+    meta: result.meta,
+    additionalContexts: result.additionalContexts,
+  })
+}

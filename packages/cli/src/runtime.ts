@@ -1,0 +1,66 @@
+import { format } from 'node:util'
+import { Context } from 'cordis'
+import { bootEntries, readConfigFile } from '@dshkit/dsh-base'
+import type {} from '@dshkit/agent-loop'
+
+export interface BootOptions {
+  config?: string
+  /** Sandbox root; with --config it overrides the file only when given explicitly. */
+  root?: string
+  log?: string
+}
+
+type Patch = (config: any, value: string) => any
+const keep = (c: any, key: string, patch: object) => c?.[key] === false ? false : { ...c?.[key], ...patch }
+
+/** Where `--root` and `--log` go in each package's config. */
+const rootPatches: Record<string, Patch> = {
+  '@dshkit/dsh-base': (c, root) => ({ ...c, 'fs-sandbox': keep(c, 'fs-sandbox', { roots: [root] }), 'fs-local': keep(c, 'fs-local', { cwd: root }) }),
+  '@dshkit/fs-sandbox': (c, root) => ({ ...c, roots: [root] }),
+  '@dshkit/fs-local': (c, root) => ({ ...c, cwd: root }),
+}
+const logPatches: Record<string, Patch> = {
+  '@dshkit/dsh-base': (c, log) => ({ ...c, log }),
+  '@dshkit/session-store-jsonl': (c, path) => ({ ...c, path }),
+}
+
+function patch(entry: any, options: BootOptions) {
+  let config = entry?.config
+  if (options.root && rootPatches[entry?.name]) config = rootPatches[entry.name](config, options.root)
+  if (options.log && logPatches[entry?.name]) config = logPatches[entry.name](config, options.log)
+  return config === entry?.config ? entry : { ...entry, config }
+}
+
+export class BootError extends Error {}
+
+/** Boots dsh-base (or a cordis.yml); each bad entry is one line in `problems`; no tools/loop is a BootError. */
+export async function bootRuntime(options: BootOptions) {
+  const ctx = new Context()
+  ctx.logger.exporter({
+    export(message) {
+      if (message.type === 'warn' || message.type === 'error') process.stderr.write(`dshkit: ${message.type} [${message.name}] ${format(...message.args)}\n`)
+    },
+  })
+  let entries: unknown[] = [{ name: '@dshkit/dsh-base', config: {} }]
+  let source = { label: 'embedded default', baseDir: process.cwd() }
+  if (options.config) {
+    const file = await readConfigFile(options.config)
+    entries = file.entries
+    source = { label: options.config, baseDir: file.baseDir }
+  } else {
+    options = { ...options, root: options.root ?? process.cwd() }
+  }
+  const report = await bootEntries(ctx, entries.map((entry) => patch(entry, options)), source)
+  const missing = ['tools', 'loop'].filter((service) => !ctx.get(service))
+  if (missing.length) {
+    const why = report.problems.length ? report.problems.join('\n') : `${source.label}: nothing provides ${missing.map((s) => `"${s}"`).join(' and ')}; include @dshkit/dsh-base (or @dshkit/tools and @dshkit/agent-loop)`
+    throw new BootError(why)
+  }
+  return { ctx, problems: report.problems }
+}
+
+/** Disposes the top-level plugins, newest first, so stores flush, locks go and temp dirs are removed. */
+export async function shutdown(ctx: Context) {
+  const fibers = [...ctx.registry.values()].flatMap((runtime) => [...runtime.fibers]).filter((fiber) => fiber.parent.fiber === ctx.fiber)
+  for (const fiber of fibers.reverse()) await fiber.dispose()
+}

@@ -1,0 +1,38 @@
+export const USAGE = `dshkit — run an AI agent's tool calls through the dshkit pipeline
+
+Usage:
+  dshkit run [CALLS.jsonl] [--config cordis.yml] [--root DIR] [--log session.jsonl] [--json]
+  dshkit tools [--config cordis.yml] [--root DIR] [--json]
+  dshkit log SESSION.jsonl [--json]
+  dshkit <command> --help
+
+With no CALLS file, \`dshkit run\` runs the bundled demo in a temporary copy of its workspace.
+Exit codes: 0 every call ran (tool errors are results), 1 bad input or boot failure, 2 usage.`
+
+export const COMMAND_HELP: Record<string, string> = {
+  run: `dshkit run [CALLS.jsonl] [options]
+
+Runs each line of CALLS.jsonl — {"name", "arguments", "callId"?} — through dsh-base, prints every
+result and who decided it, and keeps a durable session log.
+
+  --config FILE   boot from a cordis.yml instead of the embedded dsh-base default
+  --root DIR      sandbox root and working directory for file tools (default: current directory)
+  --log FILE      session log (JSONL) to append to (default: none, memory only)
+  --json          one JSON object per line instead of the human report
+
+An argument may be {"$from": "<earlier callId>", "path": "meta.spill.id"} to use a value from an
+earlier call's result (for example a spill id). A line that is not JSON, has no "name", names an
+unknown tool or refers to a missing result is reported as FILE:LINE and skipped; other lines run.
+Without CALLS.jsonl, the bundled demo runs (its own cordis.yml, workspace and calls).`,
+  tools: `dshkit tools [options]
+
+Lists the registered tools with their JSON Schemas.
+
+  --config FILE   boot from a cordis.yml instead of the embedded dsh-base default
+  --root DIR      sandbox root (default: current directory)
+  --json          print the schemas as JSON`,
+  log: `dshkit log SESSION.jsonl [--json]
+
+Replays a session log without changing it: every call with its result, context messages, and the
+calls that were started but never finished (interrupted by a crash).`,
+}
