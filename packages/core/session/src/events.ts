@@ -1,0 +1,152 @@
+import { z } from 'zod'
+
+// Structurally the same as @dshkit/tools' types; redeclared so a store provider needs only this package.
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue }
+
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+
+export interface SessionToolError {
+  code: string
+  message: string
+  source?: string
+}
+
+/** Recorded before a call is executed; with no matching `tool/result` it is pending. */
+export interface ToolCallEvent {
+  type: 'tool/call'
+  callId: string
+  name: string
+  arguments: JsonValue
+  time: string
+}
+
+/** Recorded after a call settled; a frozen `ToolExecutionResult` maps onto it field by field. */
+export interface ToolResultEvent {
+  type: 'tool/result'
+  callId: string
+  isError: boolean
+  content: ContentBlock[]
+  error?: SessionToolError
+  meta?: Record<string, JsonValue>
+  time: string
+}
+
+/** A context message injected after a batch's results. */
+export interface ContextAddedEvent {
+  type: 'context/added'
+  source: string
+  content: ContentBlock[]
+  time: string
+}
+
+export type SessionEvent = ToolCallEvent | ToolResultEvent | ContextAddedEvent
+
+/** What `append` takes: an event whose `time` may be left out (it is then set to now). */
+export type SessionEventInput = SessionEvent extends infer E ? E extends SessionEvent ? Omit<E, 'time'> & { time?: string } : never : never
+
+// Already checked by toJson; only presence is validated here.
+const json = z.custom<JsonValue>((value) => value !== undefined, { error: 'is required (use null for none)' })
+const time = z.iso.datetime({ offset: true, error: 'time must be an ISO 8601 date-time string' })
+const block = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('image'), data: z.string(), mimeType: z.string() }),
+], { error: 'each content block must be { type: "text", text } or { type: "image", data, mimeType }' })
+
+const eventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('tool/call'), callId: z.string().min(1), name: z.string(), arguments: json, time }),
+  z.object({
+    type: z.literal('tool/result'),
+    callId: z.string().min(1),
+    isError: z.boolean(),
+    content: z.array(block),
+    error: z.object({ code: z.string(), message: z.string(), source: z.string().optional() }).optional(),
+    meta: z.record(z.string(), json).optional(),
+    time,
+  }),
+  z.object({ type: z.literal('context/added'), source: z.string(), content: z.array(block), time }),
+], { error: 'type must be "tool/call", "tool/result" or "context/added"' })
+
+export class NotJsonError extends TypeError {}
+
+/** A deep JSON copy that refuses (rather than drops) what JSON cannot carry. */
+export function toJson(value: unknown, path = 'event', seen = new Set<object>()): JsonValue {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      if (Number.isFinite(value)) return value
+      throw new NotJsonError(`${path} is ${value}, which is not JSON`)
+    case 'object': {
+      if (value === null) return null
+      if (seen.has(value)) throw new NotJsonError(`${path} is a cycle, which is not JSON`)
+      seen.add(value)
+      try {
+        if (Array.isArray(value)) {
+          return value.map((item, i) => {
+            if (item === undefined) throw new NotJsonError(`${path}[${i}] is undefined, which is not JSON`)
+            return toJson(item, `${path}[${i}]`, seen)
+          })
+        }
+        const proto = Object.getPrototypeOf(value)
+        if (proto !== Object.prototype && proto !== null) {
+          throw new NotJsonError(`${path} is a ${proto?.constructor?.name ?? 'non-plain'} object, which is not JSON`)
+        }
+        const copy: Record<string, JsonValue> = {}
+        for (const [key, item] of Object.entries(value)) {
+          if (item !== undefined) copy[key] = toJson(item, `${path}.${key}`, seen)
+        }
+        return copy
+      } finally {
+        seen.delete(value)
+      }
+    }
+    default:
+      throw new NotJsonError(`${path} is a ${typeof value}, which is not JSON`)
+  }
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const item of Object.values(value)) deepFreeze(item)
+  }
+  return value
+}
+
+/**
+ * Validates an event and returns a deep-frozen JSON copy holding only the SPEC §6 fields.
+ * Throws a TypeError naming `what` and every problem found.
+ */
+export function checkSessionEvent(event: unknown, what = 'session event'): SessionEvent {
+  if (!event || typeof event !== 'object' || Array.isArray(event)) throw new TypeError(`${what} must be an object with a type`)
+  const input = (event as { time?: unknown }).time === undefined ? { ...event, time: new Date().toISOString() } : event
+  let copy: JsonValue
+  try {
+    copy = toJson(input)
+  } catch (error) {
+    throw new TypeError(`${what} is not valid: ${(error as Error).message}`)
+  }
+  const parsed = eventSchema.safeParse(copy)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)
+    throw new TypeError(`${what} is not valid: ${problems.join('; ')}`)
+  }
+  return deepFreeze(parsed.data as SessionEvent)
+}
+
+/** The `tool/call` events with no later `tool/result` for the same callId, in log order. */
+export function pendingCallsOf(events: Iterable<SessionEvent>): ToolCallEvent[] {
+  const open = new Map<string, ToolCallEvent>()
+  for (const event of events) {
+    if (event.type === 'tool/call') {
+      open.delete(event.callId) // a reused callId counts from its latest call
+      open.set(event.callId, event)
+    } else if (event.type === 'tool/result') {
+      open.delete(event.callId)
+    }
+  }
+  return [...open.values()]
+}

@@ -1,0 +1,165 @@
+import { Context, Service, type Logger } from 'cordis'
+import {
+  checkSessionEvent, type SessionEvent, type SessionEventInput, type ToolCallEvent, type ToolResultEvent,
+} from './events.js'
+import { isSessionStore, type SessionStore } from './store.js'
+
+declare module 'cordis' {
+  interface Context {
+    session: SessionService
+  }
+}
+
+export const OUTCOME_UNKNOWN = 'TOOL_OUTCOME_UNKNOWN'
+
+const noop = () => {}
+
+/** The `session` service: an append-only, durable log of tool calls, results and injected context. */
+export class SessionService extends Service {
+  readonly store: SessionStore
+  /** Resolves once the store has loaded and the load-time repair is written; rejects if either failed. */
+  readonly ready: Promise<void>
+  /** The synthetic results the load-time repair wrote (empty when nothing was left pending). */
+  repaired: readonly ToolResultEvent[] = []
+
+  private readonly log: SessionEvent[] = []
+  private readonly pending = new Map<string, ToolCallEvent>()
+  // Calls this instance recorded and is presumably still running: repair() must not close them.
+  private readonly live = new Set<string>()
+  private readonly logger: Logger
+  private tail: Promise<unknown>
+  private closing: Promise<void> | undefined
+
+  constructor(ctx: Context, store: SessionStore) {
+    super(ctx, 'session')
+    if (!isSessionStore(store)) {
+      throw new TypeError('the session needs a SessionStore: an object with load(), append(event) and optionally close()')
+    }
+    this.store = store
+    this.logger = ctx.logger('session')
+    this.ready = this.open()
+    this.tail = this.ready.catch(noop)
+    ctx.effect(() => () => this.close(), 'session store')
+  }
+
+  /** Validates, then records the event; resolves with the stored (frozen) event once it is durable. */
+  append(event: SessionEventInput): Promise<SessionEvent> {
+    let checked: SessionEvent
+    try {
+      checked = checkSessionEvent(event)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    if (checked.type !== 'tool/call') return this.enqueue(() => this.write(checked))
+    this.live.add(checked.callId)
+    return this.enqueue(() => this.write(checked)).catch((error) => {
+      this.live.delete(checked.callId)
+      throw error
+    })
+  }
+
+  /** A snapshot of every durable event, oldest first. */
+  events(): SessionEvent[] {
+    return this.log.slice()
+  }
+
+  /** `tool/call` events with no `tool/result` yet: calls in flight, or what a crash left behind. */
+  pendingCalls(): ToolCallEvent[] {
+    return [...this.pending.values()]
+  }
+
+  /**
+   * Closes every pending call this session did not start itself (i.e. left by a previous process)
+   * with a failed `TOOL_OUTCOME_UNKNOWN` result; resolves with the results it wrote.
+   */
+  repair(): Promise<ToolResultEvent[]> {
+    return this.enqueue(() => this.repairNow())
+  }
+
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(new Error('the session is closed (its plugin was disposed); nothing more can be appended'))
+    const run = this.tail.then(() => this.ready).then(task)
+    this.tail = run.catch(noop)
+    return run
+  }
+
+  private async write<E extends SessionEvent>(event: E): Promise<E> {
+    await this.store.append(event)
+    this.remember(event)
+    return event
+  }
+
+  private remember(event: SessionEvent) {
+    this.log.push(event)
+    if (event.type === 'tool/call') {
+      this.pending.delete(event.callId) // keep log order when a callId is reused
+      this.pending.set(event.callId, event)
+    } else if (event.type === 'tool/result') {
+      this.pending.delete(event.callId)
+      this.live.delete(event.callId)
+    }
+  }
+
+  private async repairNow() {
+    const written: ToolResultEvent[] = []
+    for (const call of this.pendingCalls()) {
+      if (this.live.has(call.callId)) continue
+      written.push(await this.write(outcomeUnknown(call)))
+    }
+    return written
+  }
+
+  private async open() {
+    const loaded = await this.store.load()
+    if (!Array.isArray(loaded)) throw new TypeError('SessionStore.load() must resolve to an array of session events')
+    loaded.forEach((event, i) => this.remember(checkSessionEvent(event, `event #${i + 1} from the session store`)))
+    this.repaired = Object.freeze(await this.repairNow())
+    if (this.repaired.length) {
+      const ids = this.repaired.map((event) => event.callId).join(', ')
+      this.logger.warn('closed %d call(s) a previous run left pending with %s results: %s', this.repaired.length, OUTCOME_UNKNOWN, ids)
+    }
+  }
+
+  /** Waits for queued appends, then closes the store once. */
+  close(): Promise<void> {
+    this.closing ??= this.tail.then(() => this.store.close?.())
+    return this.closing
+  }
+}
+
+/** The synthetic failed result that closes a call whose outcome was never recorded. */
+export function outcomeUnknown(call: ToolCallEvent): ToolResultEvent {
+  const message = `${call.name} (call ${call.callId}) was started, but the process stopped before its outcome was recorded; `
+    + 'it may or may not have taken effect, so only read-only or idempotent work is safe to retry'
+  return checkSessionEvent({
+    type: 'tool/result',
+    callId: call.callId,
+    isError: true,
+    content: [{ type: 'text', text: `Error: ${message}` }],
+    error: { code: OUTCOME_UNKNOWN, message, source: 'session' },
+    meta: { repaired: true },
+  }) as ToolResultEvent
+}
+
+/**
+ * Provides `ctx.session` backed by `store` and waits until it has loaded and repaired, so
+ * plugins that inject `session` only start once the log is ready. A store provider's `apply`
+ * is usually just `(ctx, config) => provideSession(ctx, new MyStore(config))`.
+ */
+export async function provideSession(ctx: Context, store: SessionStore): Promise<SessionService> {
+  let session: SessionService
+  try {
+    session = new SessionService(ctx, store)
+  } catch (error) {
+    if (!/has been registered/.test((error as Error)?.message)) throw error
+    throw new Error(`${(error as Error).message}: ctx.session has one provider, so plug either @dshkit/session (in memory) `
+      + 'or one session store plugin such as @dshkit/session-store-jsonl, not both', { cause: error })
+  }
+  try {
+    await session.ready
+  } catch (error) {
+    await session.close().catch(noop) // release what load() took (e.g. a lock) even though the plugin failed
+    throw error
+  }
+  return session
+}
