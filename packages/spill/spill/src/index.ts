@@ -1,1 +1,15 @@
-export {}
+import type { Context } from 'cordis'
+import { Config } from './config.js'
+
+export * from './service.js'
+export { SpillError, quoteForMessage, type SpillErrorCode } from './errors.js'
+export { charStart, nextCharStart, utf8Length, utf8Head, utf8Tail, surrogateSafeChunks } from './utf8.js'
+export { compilePattern, LineGrep, DEFAULT_MAX_MATCHES, DEFAULT_MAX_LINE_CHARS } from './grep.js'
+export { Config }
+
+export const name = 'spill'
+
+/** Plugging the seam adds nothing: install a store such as @dshkit/spill-local for `ctx.spill`. */
+export function apply(_ctx: Context, _config: Config) {}
+
+export default { name, Config, apply }

@@ -1,0 +1,12 @@
+import { z } from 'zod'
+
+export const DEFAULT_MAX_TOTAL_BYTES = 1024 ** 3
+export const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000
+export const DEFAULT_READ_LIMIT = 64 * 1024
+
+export const Config = z.object({
+  dir: z.string().min(1, 'dir must be a directory path, or left out for a private per-process temp dir').optional(),
+  maxTotalBytes: z.number().int().positive('maxTotalBytes must be a positive number of bytes').default(DEFAULT_MAX_TOTAL_BYTES),
+  ttlMs: z.number().int().min(0, 'ttlMs must be 0 (never expire) or a positive number of milliseconds').default(DEFAULT_TTL_MS),
+}).strict().prefault({})
+export type Config = z.infer<typeof Config>

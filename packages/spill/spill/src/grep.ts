@@ -1,0 +1,86 @@
+import { SpillError, quoteForMessage } from './errors.js'
+import type { SpillGrepMatch, SpillGrepResult } from './service.js'
+
+export const DEFAULT_MAX_MATCHES = 100
+export const DEFAULT_MAX_LINE_CHARS = 400
+
+/** Compiles a grep pattern (a JavaScript regular expression source); a bad one is a clear SpillError. */
+export function compilePattern(pattern: string | RegExp): RegExp {
+  if (pattern instanceof RegExp) return new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''))
+  if (typeof pattern !== 'string' || pattern === '') {
+    throw new SpillError('INVALID_PATTERN', `grep needs a non-empty pattern (a JavaScript regular expression), got ${quoteForMessage(pattern)}`)
+  }
+  try {
+    return new RegExp(pattern)
+  } catch (error) {
+    throw new SpillError('INVALID_PATTERN', `grep pattern ${quoteForMessage(pattern, 80)} is not a valid JavaScript regular expression: ${(error as Error).message}`)
+  }
+}
+
+/** Shows a long line as a window around its first match, so minified output stays readable. */
+function excerpt(line: string, index: number, maxChars: number): string {
+  if (line.length <= maxChars) return line
+  let start = Math.max(0, Math.min(index - Math.floor(maxChars / 4), line.length - maxChars))
+  let end = start + maxChars
+  // Never cut a surrogate pair in half.
+  if (start > 0 && /[\udc00-\udfff]/.test(line[start])) start++
+  if (end < line.length && /[\ud800-\udbff]/.test(line[end - 1])) end--
+  return `${start > 0 ? '…' : ''}${line.slice(start, end)}${end < line.length ? '…' : ''}`
+}
+
+/**
+ * Line-by-line grep over text that arrives in chunks (a store streams its file through it).
+ * Lines are split on `\n`, a trailing `\r` is dropped, line numbers are 1-based.
+ */
+export class LineGrep {
+  private readonly matches: SpillGrepMatch[] = []
+  private readonly maxMatches: number
+  private readonly maxLineChars: number
+  private pending = ''
+  private line = 0
+  private truncated = false
+
+  constructor(private readonly regex: RegExp, options: { maxMatches?: number; maxLineChars?: number } = {}) {
+    this.maxMatches = checkCount(options.maxMatches ?? DEFAULT_MAX_MATCHES, 'maxMatches')
+    this.maxLineChars = checkCount(options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS, 'maxLineChars')
+  }
+
+  /** Feeds the next chunk; returns false once enough matches are collected (the caller may stop reading). */
+  push(chunk: string): boolean {
+    if (this.truncated) return false
+    let start = 0
+    const text = this.pending + chunk
+    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+      if (!this.test(text.slice(start, nl))) return false
+      start = nl + 1
+    }
+    this.pending = text.slice(start)
+    return true
+  }
+
+  end(): SpillGrepResult {
+    if (!this.truncated && this.pending !== '') this.test(this.pending)
+    this.pending = ''
+    return { matches: this.matches, truncated: this.truncated }
+  }
+
+  private test(raw: string): boolean {
+    this.line++
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw
+    const found = this.regex.exec(line)
+    if (!found) return true
+    if (this.matches.length === this.maxMatches) {
+      this.truncated = true
+      return false
+    }
+    this.matches.push({ line: this.line, text: excerpt(line, found.index, this.maxLineChars) })
+    return true
+  }
+}
+
+function checkCount(value: number, what: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new SpillError('INVALID_RANGE', `${what} must be a positive integer, got ${quoteForMessage(String(value))}`)
+  }
+  return value
+}
