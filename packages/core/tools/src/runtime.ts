@@ -25,17 +25,21 @@ export type Config = z.infer<typeof Config>
 /** The `tools` service: registry, guards and the execution pipeline. */
 export class ToolRuntime extends Service {
   private readonly state: PipelineState
+  /** Runs one call through the pipeline. Never throws; resolves to one deep-frozen result. */
+  readonly execute: (input: ExecuteInput) => Promise<ToolExecutionResult>
   private readonly schemaCache = new WeakMap<ToolDefinition, Record<string, unknown>>()
 
   constructor(ctx: Context) {
     super(ctx, 'tools')
-    this.state = {
+    const state: PipelineState = this.state = {
       tools: new Map<string, RegisteredTool>(),
       guards: new Set<RegisteredGuard>(),
       hooks: ctx.events._hooks,
       approval: () => ctx.get('approval'),
       logger: ctx.logger('tools'),
     }
+    // An own closure, so the hot path never reads `this` through cordis's service proxy.
+    this.execute = (input) => runPipeline(state, input)
   }
 
   /** Adds a tool for as long as the calling plugin lives. */
@@ -77,11 +81,6 @@ export class ToolRuntime extends Service {
   /** Name, description and JSON Schema of every tool, as a model API wants them. */
   schemas(): ToolSchema[] {
     return this.list().map((def) => ({ name: def.name, description: def.description, inputSchema: this.jsonSchema(def) }))
-  }
-
-  /** Runs one call through the pipeline. Never throws; resolves to one deep-frozen result. */
-  execute(input: ExecuteInput): Promise<ToolExecutionResult> {
-    return runPipeline(this.state, input)
   }
 
   private jsonSchema(def: ToolDefinition): Record<string, unknown> {
