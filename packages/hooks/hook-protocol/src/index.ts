@@ -1,1 +1,8 @@
-export {}
+export * from './run.js'
+export * from './parse.js'
+export * from './matcher.js'
+export * from './merge.js'
+export * from './settings.js'
+export * from './mapping.js'
+export * from './bridge.js'
+export * from './open.js'
