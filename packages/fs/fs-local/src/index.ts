@@ -1,1 +1,21 @@
-export {}
+import type { Context } from 'cordis'
+import { z } from 'zod'
+import { LocalFs } from './local.js'
+
+export { LocalFs, type LocalFsOptions } from './local.js'
+
+export const name = 'fs-local'
+
+export const Config = z.object({
+  cwd: z.string().min(1, 'cwd must be a directory path').default(() => process.cwd())
+    .describe('Directory relative paths resolve against (itself resolved against process.cwd()).'),
+  maxReadBytes: z.number().int('maxReadBytes must be a whole number of bytes').positive('maxReadBytes must be positive').default(10 * 1024 * 1024)
+    .describe('Largest file (or slice of lines) one read may return; larger reads fail with FS_TOO_LARGE.'),
+}).prefault({})
+export type Config = z.infer<typeof Config>
+
+export function apply(ctx: Context, config: Config) {
+  new LocalFs(ctx, config)
+}
+
+export default { name, Config, apply }

@@ -1,0 +1,69 @@
+import { lstat, readlink, realpath } from 'node:fs/promises'
+import nodePath from 'node:path'
+import { FsError, toFsError } from './errors.js'
+
+/** Linux's own limit on symlinks followed while resolving one path. */
+const MAX_SYMLINKS = 40
+
+/** Rejects what no file name can hold; a NUL byte would make the OS see a shorter path than we checked. */
+export function assertPath(path: unknown, what = 'path'): asserts path is string {
+  if (typeof path !== 'string') throw new FsError('FS_INVALID_PATH', `${what} must be a string, got ${typeof path}`)
+  if (path.includes('\0')) throw new FsError('FS_INVALID_PATH', `${what} ${JSON.stringify(path)} contains a NUL byte, which no file name can contain`, path)
+}
+
+/**
+ * Where an absolute path really lands on the local disk: every symlink followed (a dangling one
+ * to where it would create its target), and the part that does not exist yet appended as written.
+ * This is "realpath of the deepest existing ancestor + the remaining segments", symlink-aware.
+ */
+export async function resolveRealPath(abs: string): Promise<string> {
+  assertPath(abs)
+  if (!nodePath.isAbsolute(abs)) throw new FsError('FS_INVALID_PATH', `resolveRealPath needs an absolute path, got ${abs}`, abs)
+  try {
+    return await realpath(abs)
+  } catch (error) {
+    if (!isMissing(error)) throw toFsError(error, abs)
+  }
+  const { root } = nodePath.parse(abs)
+  const pending = abs.slice(root.length).split(nodePath.sep)
+  let real = root
+  let links = 0
+  while (pending.length) {
+    const segment = pending.shift()!
+    if (segment === '' || segment === '.') continue
+    if (segment === '..') {
+      real = nodePath.dirname(real)
+      continue
+    }
+    const next = nodePath.join(real, segment)
+    let isLink: boolean
+    try {
+      isLink = (await lstat(next)).isSymbolicLink()
+    } catch (error) {
+      if (isMissing(error)) return nodePath.join(next, ...pending)
+      throw toFsError(error, next)
+    }
+    if (!isLink) {
+      real = next
+      continue
+    }
+    if (++links > MAX_SYMLINKS) throw new FsError('FS_SYMLINK_LOOP', `too many levels of symbolic links while resolving ${abs}`, abs)
+    const target = await readlink(next).catch((error) => { throw toFsError(error, next) })
+    // The target's segments are walked like the rest, so `..` inside a link is physical, as the kernel does it.
+    if (nodePath.isAbsolute(target)) real = nodePath.parse(target).root
+    pending.unshift(...target.split(nodePath.sep))
+  }
+  return real
+}
+
+function isMissing(error: unknown) {
+  const code = (error as NodeJS.ErrnoException)?.code
+  return code === 'ENOENT' || code === 'ENOTDIR'
+}
+
+/** True when `path` is `root` itself or lies under it (both absolute and normalized). */
+export function isWithin(path: string, root: string): boolean {
+  if (path === root) return true
+  const prefix = root.endsWith(nodePath.sep) ? root : root + nodePath.sep
+  return path.startsWith(prefix)
+}
