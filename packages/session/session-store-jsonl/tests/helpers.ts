@@ -1,0 +1,118 @@
+import { expect } from 'vitest'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { Context } from 'cordis'
+import type { SessionEvent } from '@dshkit/session'
+import SessionStoreJsonl from '../src/index.js'
+
+export const tempDir = () => mkdtemp(join(tmpdir(), 'dshkit-jsonl-'))
+
+export const at = '2025-01-01T00:00:00.000Z'
+export const call = (callId: string, name = 'fs_write'): SessionEvent => ({ type: 'tool/call', callId, name, arguments: { path: 'a.txt' }, time: at })
+export const result = (callId: string): SessionEvent => ({ type: 'tool/result', callId, isError: false, content: [{ type: 'text', text: 'ok' }], time: at })
+export const line = (event: SessionEvent) => `${JSON.stringify(event)}\n`
+
+/** A fresh Context with the JSONL session on `path`, collecting logged warnings. */
+export async function open(path: string) {
+  const ctx = new Context()
+  const warnings: string[] = []
+  ctx.logger.exporter({ export: (m) => { if (m.type === 'warn') warnings.push(m.args.map(String).join(' ')) } })
+  const fiber = ctx.plugin(SessionStoreJsonl, { path })
+  await fiber
+  return { ctx, fiber, warnings, session: ctx.session }
+}
+
+/** Every line of the file parsed as JSON (throws if any line is not): "the file is valid JSONL". */
+export async function jsonlLines(path: string): Promise<any[]> {
+  const text = await readFile(path, 'utf8')
+  expect(text === '' || text.endsWith('\n')).toBe(true)
+  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l))
+}
+
+const here = fileURLToPath(new URL('.', import.meta.url))
+const require = createRequire(import.meta.url)
+const built = (relative: string) => {
+  const path = join(here, relative)
+  if (!existsSync(path)) throw new Error(`${path} is missing: run \`pnpm build\` before these tests (the child process imports built packages)`)
+  return pathToFileURL(path).href
+}
+
+/** Writes the child script: boots cordis + tools + JSONL session + agent-loop as a real separate process. */
+export async function childScript(dir: string) {
+  const script = join(dir, 'child.mjs')
+  await writeFile(script, `
+import { Context } from ${JSON.stringify(pathToFileURL(require.resolve('cordis')).href)}
+import { z } from ${JSON.stringify(pathToFileURL(require.resolve('zod')).href)}
+import Tools from ${JSON.stringify(built('../../../core/tools/lib/index.js'))}
+import AgentLoop from ${JSON.stringify(built('../../../core/agent-loop/lib/index.js'))}
+import SessionStoreJsonl from ${JSON.stringify(built('../lib/index.js'))}
+
+const [log, mode] = process.argv.slice(2)
+const ctx = new Context()
+await ctx.plugin(Tools)
+await ctx.plugin(SessionStoreJsonl, { path: log })
+if (mode === 'hold') {
+  process.stdout.write('READY\\n')
+  setInterval(() => {}, 1000)
+} else {
+  await ctx.plugin({
+    name: 'crash-tools',
+    inject: ['tools'],
+    apply(ctx) {
+      ctx.tools.register({ name: 'quick', description: 'returns at once', parameters: z.object({}), execute: () => 'done' })
+      ctx.tools.register({
+        name: 'hang', description: 'never returns', parameters: z.object({ path: z.string() }),
+        execute: () => {
+          process.stdout.write('READY\\n')
+          setInterval(() => {}, 1000)
+          return new Promise(() => {})
+        },
+      })
+    },
+  })
+  await ctx.plugin(AgentLoop)
+  await ctx.loop.executeToolCalls([{ callId: 'first', name: 'quick', arguments: {} }])
+  await ctx.loop.executeToolCalls([{ callId: 'stuck', name: 'hang', arguments: { path: 'out.txt' } }])
+}
+`)
+  return script
+}
+
+/** Spawns the child and resolves once it printed READY; rejects with its stderr if it exits first. */
+export function spawnReady(script: string, ...args: string[]): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`child never got ready: ${stderr}`)) }, 15_000)
+    child.stderr!.on('data', (chunk) => { stderr += chunk })
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk
+      if (stdout.includes('READY\n')) {
+        clearTimeout(timer)
+        resolve(child)
+      }
+    })
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer)
+      reject(new Error(`child exited (${code ?? signal}) before it was ready: ${stderr}`))
+    })
+  })
+}
+
+export function exited(child: ChildProcess): Promise<NodeJS.Signals | number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.signalCode ?? child.exitCode)
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)))
+}
+
+/** The pid of a process that has exited, for a stale lock. */
+export async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' })
+  await exited(child)
+  return child.pid!
+}
