@@ -1,1 +1,65 @@
-export {}
+import type { Context } from 'cordis'
+import type { ToolExecutionResult } from '@dshkit/tools'
+import { z } from 'zod'
+
+export const name = 'retry-policy'
+export const inject = ['tools']
+
+const MAX_MS = 2 ** 31 - 1
+
+export const Config = z.object({
+  maxAttempts: z.number({ error: 'maxAttempts must be a whole number' }).int('maxAttempts must be a whole number')
+    .min(1, 'maxAttempts must be at least 1 (1 turns retrying off)').max(100, 'maxAttempts must be at most 100').default(3),
+  baseDelayMs: z.number({ error: 'baseDelayMs must be a number of milliseconds' })
+    .nonnegative('baseDelayMs must be 0 ms or more').max(MAX_MS, `baseDelayMs must be at most ${MAX_MS} ms`).default(200),
+  maxDelayMs: z.number({ error: 'maxDelayMs must be a number of milliseconds' })
+    .nonnegative('maxDelayMs must be 0 ms or more').max(MAX_MS, `maxDelayMs must be at most ${MAX_MS} ms`).default(5000),
+}).strict().prefault({})
+export type Config = z.infer<typeof Config>
+
+/** Full jitter: a random wait in [0, min(maxDelayMs, baseDelayMs · 2^(retry-1))). */
+export function backoffDelay(retry: number, { baseDelayMs, maxDelayMs }: Pick<Config, 'baseDelayMs' | 'maxDelayMs'>, random = Math.random): number {
+  return random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (retry - 1))
+}
+
+/** Only a tool's own failure is worth another try; denials, invalid input, timeouts and aborts are not. */
+export function isRetryable(result: ToolExecutionResult): boolean {
+  return result.isError && result.error.code === 'TOOL_ERROR'
+}
+
+/** Waits `ms`; resolves false at once if the signal aborts first. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false)
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer)
+      resolve(false)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve(true)
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+export function apply(ctx: Context, config: Config) {
+  const tools = ctx.tools
+  const { maxAttempts } = config
+
+  ctx.on('tools/execute', async (exec, next) => {
+    if (tools.get(exec.name)?.idempotent !== true) return next()
+    // The signal this layer was given: the caller's, or an outer wrapper's (a whole-call timeout).
+    const signal = exec.signal
+    let result = await next()
+    let attempts = 1
+    while (attempts < maxAttempts && isRetryable(result) && !signal.aborted) {
+      if (!await pause(backoffDelay(attempts, config), signal)) break
+      result = await next()
+      attempts++
+    }
+    return { ...result, meta: { ...result.meta, attempts } }
+  })
+}
+
+export default { name, inject, Config, apply }

@@ -1,1 +1,96 @@
-export {}
+import type { Context } from 'cordis'
+import { toolFailure, type ToolDispatchExecution, type ToolExecutionResult } from '@dshkit/tools'
+import { z } from 'zod'
+
+export const name = 'timeout-policy'
+export const inject = ['tools']
+
+// setTimeout fires at once for anything above 2^31 - 1 ms, so larger values are refused.
+const MAX_MS = 2 ** 31 - 1
+const ms = (what: string) => z.number({ error: `${what} must be a number of milliseconds` })
+  .positive(`${what} must be more than 0 ms`)
+  .max(MAX_MS, `${what} must be at most ${MAX_MS} ms (about 24.8 days)`)
+
+export const Config = z.object({
+  defaultMs: ms('defaultMs').optional(),
+  perTool: z.record(z.string(), ms('a perTool deadline').nullable()).default({}),
+  abandonAfterMs: z.number({ error: 'abandonAfterMs must be a number of milliseconds' })
+    .nonnegative('abandonAfterMs must be 0 ms or more').max(MAX_MS, `abandonAfterMs must be at most ${MAX_MS} ms`).optional(),
+}).strict().prefault({})
+export type Config = z.infer<typeof Config>
+
+/** Why the wrapper's signal aborted: `run.signal.reason` in the body. */
+export class ToolTimeoutError extends Error {
+  override name = 'TimeoutError'
+  constructor(readonly tool: string, readonly timeoutMs: number) {
+    super(`\`${tool}\` timed out after ${timeoutMs} ms`)
+  }
+}
+
+const ABANDONED = Symbol('abandoned')
+const noop = () => {}
+
+export function apply(ctx: Context, config: Config) {
+  const tools = ctx.tools
+  const { perTool, defaultMs, abandonAfterMs } = config
+
+  const deadlineOf = (tool: string): number | undefined => {
+    if (Object.prototype.hasOwnProperty.call(perTool, tool)) return perTool[tool] ?? undefined
+    return tools.get(tool)?.timeoutMs ?? defaultMs
+  }
+
+  ctx.on('tools/execute', async (exec, next) => {
+    const timeoutMs = deadlineOf(exec.name)
+    if (timeoutMs === undefined || exec.signal.aborted) return next()
+    return withDeadline(exec, next, timeoutMs, abandonAfterMs)
+  })
+}
+
+/** Runs `next()` under a fresh signal that aborts when the caller's does or the deadline passes. */
+async function withDeadline(
+  exec: ToolDispatchExecution, next: () => Promise<ToolExecutionResult>, timeoutMs: number, abandonAfterMs: number | undefined,
+): Promise<ToolExecutionResult> {
+  const outer = exec.signal
+  const controller = new AbortController()
+  let timedOut = false
+  let abandonTimer: ReturnType<typeof setTimeout> | undefined
+  let abandon = noop
+  const abandoned = abandonAfterMs === undefined ? undefined : new Promise<typeof ABANDONED>((resolve) => {
+    abandon = () => resolve(ABANDONED)
+  })
+  const timer = setTimeout(() => {
+    timedOut = true
+    outer.removeEventListener('abort', onOuterAbort)
+    if (abandoned) abandonTimer = setTimeout(abandon, abandonAfterMs)
+    controller.abort(new ToolTimeoutError(exec.name, timeoutMs))
+  }, timeoutMs)
+  // A caller abort is not a timeout: the registry reports it as ABORTED.
+  const onOuterAbort = () => {
+    clearTimeout(timer)
+    controller.abort(outer.reason)
+  }
+  outer.addEventListener('abort', onOuterAbort, { once: true })
+  exec.signal = controller.signal
+  let result: ToolExecutionResult | typeof ABANDONED
+  try {
+    const running = next()
+    if (abandoned) {
+      running.catch(noop) // settles after we have moved on; the registry already reports it
+      result = await Promise.race([running, abandoned])
+    } else {
+      result = await running
+    }
+  } finally {
+    clearTimeout(timer)
+    clearTimeout(abandonTimer)
+    outer.removeEventListener('abort', onOuterAbort)
+    exec.signal = outer
+  }
+  if (result === ABANDONED) {
+    return toolFailure('TOOL_TIMEOUT', `\`${exec.name}\` timed out after ${timeoutMs} ms and did not stop within ${abandonAfterMs} ms more; it was abandoned and may still be running`, undefined, { timeoutMs, abandoned: true })
+  }
+  if (timedOut) return toolFailure('TOOL_TIMEOUT', `\`${exec.name}\` timed out after ${timeoutMs} ms`, undefined, { timeoutMs })
+  return result
+}
+
+export default { name, inject, Config, apply }

@@ -1,1 +1,87 @@
-export {}
+import type { Context } from 'cordis'
+import type { ToolExecution } from '@dshkit/tools'
+import { z } from 'zod'
+import { compileRule, globProblem, ruleMessage, type CompiledRule, type Decision } from './rules.js'
+
+export type { Decision } from './rules.js'
+export { describeRule } from './rules.js'
+
+export const name = 'permission-policy'
+export const inject = ['tools']
+
+const glob = (what: string) => z.string().min(1, `${what} must be a non-empty glob`).superRefine((value, check) => {
+  const problem = globProblem(value)
+  if (problem) check.addIssue({ code: 'custom', message: `${what} ${JSON.stringify(value)} is not a valid glob: ${problem}` })
+})
+
+const argPath = /^[^.]+(\.[^.]+)*$/
+
+export const Rule = z.object({
+  tool: glob('tool'),
+  when: z.record(z.string(), glob('a `when` value')).optional().superRefine((when, check) => {
+    for (const key of Object.keys(when ?? {})) {
+      if (!argPath.test(key)) check.addIssue({ code: 'custom', message: `\`when\` key ${JSON.stringify(key)} must be a dotted argument path like "path" or "options.mode"` })
+    }
+  }),
+  decision: z.enum(['allow', 'deny', 'ask'], { error: 'decision must be "allow", "deny" or "ask"' }),
+  reason: z.string().optional(),
+}).strict()
+export type Rule = z.infer<typeof Rule>
+
+export const Config = z.object({
+  rules: z.array(Rule).default([]),
+  default: z.enum(['allow', 'ask', 'deny'], { error: 'default must be "allow", "ask" or "deny"' }).default('allow'),
+}).strict().prefault({})
+export type Config = z.infer<typeof Config>
+
+/** What the rules say about one call: deny > ask > allow, whatever the order they were written in. */
+export interface Verdict {
+  decision: Decision
+  /** The rule that decided, or undefined when `default` did. */
+  rule?: CompiledRule
+  message: string
+}
+
+export class PermissionRules {
+  private readonly rules: CompiledRule[]
+
+  constructor(rules: Rule[], private readonly fallback: Decision) {
+    this.rules = rules.map((rule, index) => compileRule(rule, index))
+  }
+
+  verdict(exec: ToolExecution): Verdict {
+    let ask: CompiledRule | undefined
+    let allowed = false
+    for (const rule of this.rules) {
+      const { decision } = rule.rule
+      if (decision === 'allow' ? allowed : decision === 'ask' ? ask : false) continue
+      if (!rule.matches(exec)) continue
+      if (decision === 'deny') return { decision, rule, message: ruleMessage(rule) }
+      if (decision === 'ask') ask = rule
+      else allowed = true
+    }
+    if (ask) return { decision: 'ask', rule: ask, message: ruleMessage(ask) }
+    if (allowed) return { decision: 'allow', message: 'allowed by a rule' }
+    return { decision: this.fallback, message: `no rule matches \`${exec.name}\` and the default is ${this.fallback}` }
+  }
+}
+
+export function apply(ctx: Context, config: Config) {
+  const rules = new PermissionRules(config.rules, config.default)
+  // Denials are guards: nothing registered later, before or after can turn them into permission.
+  ctx.tools.guard((exec) => {
+    const verdict = rules.verdict(exec)
+    return verdict.decision === 'deny' ? verdict.message : undefined
+  })
+  ctx.on('tools/pre-execute', async (exec, next) => {
+    const verdict = rules.verdict(exec)
+    if (verdict.decision !== 'ask') return next()
+    // Inner listeners still get their say: a denial from one of them beats our ask.
+    const inner = await next()
+    if (inner.kind === 'deny') return inner
+    const also = inner.kind === 'ask' && inner.reason ? `; ${inner.source} also asks: ${inner.reason}` : ''
+    return { kind: 'ask', reason: verdict.message + also }
+  })
+}
+
+export default { name, inject, Config, apply }

@@ -1,1 +1,28 @@
-export {}
+import type { Context } from 'cordis'
+import { z } from 'zod'
+import { UserApproval } from './service.js'
+
+export * from './types.js'
+export { TtyResponder, type TtyOptions } from './tty.js'
+export { UserApproval }
+
+export const name = 'user-approval'
+
+const isReadable = (value: unknown) => typeof (value as NodeJS.ReadableStream)?.on === 'function' && typeof (value as NodeJS.ReadableStream).resume === 'function'
+const isWritable = (value: unknown) => typeof (value as NodeJS.WritableStream)?.write === 'function'
+
+export const Config = z.object({
+  responder: z.enum(['auto', 'headless', 'tty'], { error: 'responder must be "auto", "headless" or "tty"' }).default('auto'),
+  timeoutMs: z.number({ error: 'timeoutMs must be a number of milliseconds' })
+    .positive('timeoutMs must be more than 0 ms').max(2 ** 31 - 1, 'timeoutMs must be at most 2147483647 ms').default(300_000),
+  // Streams come from code (tests, embedders), never from YAML.
+  input: z.custom<NodeJS.ReadableStream>(isReadable, 'input must be a readable stream (pass it from code)').optional(),
+  output: z.custom<NodeJS.WritableStream>(isWritable, 'output must be a writable stream (pass it from code)').optional(),
+}).strict().prefault({})
+export type Config = z.infer<typeof Config>
+
+export function apply(ctx: Context, config: Config) {
+  new UserApproval(ctx, config)
+}
+
+export default { name, Config, apply }

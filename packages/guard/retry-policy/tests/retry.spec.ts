@@ -1,0 +1,187 @@
+import { Context, type ValidationError } from 'cordis'
+import Tools, { toolFailure, type ToolDefinition } from '@dshkit/tools'
+import fc from 'fast-check'
+import { describe, expect, test } from 'vitest'
+import { z } from 'zod'
+import RetryPolicy, { backoffDelay, type Config } from '../src/index.js'
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A tool that fails its first `failures` runs with a thrown error, then succeeds. */
+function flaky(failures: number, extra: Partial<ToolDefinition> = {}) {
+  const runs: number[] = []
+  const def: ToolDefinition = {
+    name: 'fetch', description: 'test', parameters: z.any(), idempotent: true,
+    execute: () => {
+      runs.push(performance.now())
+      if (runs.length <= failures) throw new Error(`network down (run ${runs.length})`)
+      return `ok after ${runs.length}`
+    },
+    ...extra,
+  }
+  return { def, runs }
+}
+
+async function setup(config: Partial<Config> | undefined, def: ToolDefinition) {
+  const ctx = new Context()
+  await ctx.plugin(Tools)
+  await ctx.plugin({ name: 'test-tools', inject: ['tools'], apply: (ctx) => ctx.tools.register(def) })
+  const fiber = ctx.plugin(RetryPolicy, config as Config)
+  await fiber
+  const run = (signal?: AbortSignal) => ctx.tools.execute({ callId: 'c', name: def.name, arguments: {}, signal })
+  return { ctx, fiber, run }
+}
+
+const fast = { baseDelayMs: 1, maxDelayMs: 5 }
+
+describe('retrying', () => {
+  test('an idempotent tool that fails twice succeeds on the third attempt, and says so', async () => {
+    const { def, runs } = flaky(2)
+    const { run } = await setup(fast, def)
+    const result = await run()
+    expect(result).toMatchObject({ isError: false, value: 'ok after 3', meta: { attempts: 3 } })
+    expect(runs).toHaveLength(3)
+  })
+
+  test('after maxAttempts the last failure is returned with the attempt count', async () => {
+    const { def, runs } = flaky(99)
+    const { run } = await setup({ ...fast, maxAttempts: 4 }, def)
+    expect(await run()).toMatchObject({
+      isError: true,
+      error: { code: 'TOOL_ERROR', message: 'network down (run 4)', source: 'test-tools' },
+      meta: { attempts: 4, decidedBy: 'tool' },
+    })
+    expect(runs).toHaveLength(4)
+  })
+
+  test('a first-time success carries meta.attempts = 1', async () => {
+    const { def, runs } = flaky(0)
+    const { run } = await setup(fast, def)
+    expect(await run()).toMatchObject({ isError: false, meta: { attempts: 1 } })
+    expect(runs).toHaveLength(1)
+  })
+
+  test('a tool that is not idempotent runs once and its result is untouched', async () => {
+    const { def, runs } = flaky(1, { idempotent: false })
+    const { run } = await setup(fast, def)
+    const result = await run()
+    expect(result).toMatchObject({ error: { code: 'TOOL_ERROR' } })
+    expect(result.meta).not.toHaveProperty('attempts')
+    expect(runs).toHaveLength(1)
+  })
+
+  test('backoff waits between attempts and never exceeds maxDelayMs', async () => {
+    const { def, runs } = flaky(3)
+    const { run } = await setup({ maxAttempts: 4, baseDelayMs: 30, maxDelayMs: 30 }, def)
+    const start = performance.now()
+    expect(await run()).toMatchObject({ isError: false, meta: { attempts: 4 } })
+    const gaps = runs.slice(1).map((t, i) => t - runs[i])
+    expect(gaps.every((gap) => gap < 30 + 200)).toBe(true)
+    expect(performance.now() - start).toBeLessThan(3 * 30 + 500)
+  })
+})
+
+describe('never retried', () => {
+  test('INVALID_RESULT, TOOL_TIMEOUT and other codes that are not the tool failing', async () => {
+    for (const code of ['TOOL_TIMEOUT', 'INVALID_RESULT', 'PIPELINE_ERROR', 'ABORTED'] as const) {
+      const { def, runs } = flaky(0)
+      const { ctx, run } = await setup(fast, def)
+      // Inside retry-policy, like timeout-policy when it is plugged after it.
+      await ctx.plugin({ name: 'inner', inject: ['tools'], apply: (ctx) => ctx.on('tools/execute', async (_exec, next) => {
+        await next()
+        return toolFailure(code, `${code} from inside`)
+      }) })
+      expect(await run(), code).toMatchObject({ error: { code }, meta: { attempts: 1 } })
+      expect(runs).toHaveLength(1)
+    }
+  })
+
+  test('a caller abort during the body ends it as ABORTED with no retry', async () => {
+    const caller = new AbortController()
+    let runs = 0
+    const { run } = await setup(fast, { name: 'fetch', description: 't', parameters: z.any(), idempotent: true, execute: (_a, run) => {
+      runs++
+      return new Promise((_resolve, reject) => run.signal.addEventListener('abort', () => reject(run.signal.reason)))
+    } })
+    const pending = run(caller.signal)
+    await sleep(5)
+    caller.abort()
+    expect(await pending).toMatchObject({ error: { code: 'ABORTED' }, meta: { attempts: 1 } })
+    expect(runs).toBe(1)
+  })
+
+  test('a caller abort during the backoff returns the last failure at once', async () => {
+    const { def, runs } = flaky(99)
+    const { run } = await setup({ baseDelayMs: 60_000, maxDelayMs: 60_000 }, def)
+    const caller = new AbortController()
+    const start = performance.now()
+    const pending = run(caller.signal)
+    await sleep(20)
+    caller.abort()
+    const result = await pending
+    expect(performance.now() - start).toBeLessThan(1000)
+    // The registry turns only a success into ABORTED, so the tool's failure stays what it was.
+    expect(result).toMatchObject({ error: { code: 'TOOL_ERROR', message: 'network down (run 1)' }, meta: { attempts: 1 } })
+    expect(runs).toHaveLength(1)
+  })
+
+  test('an outer wrapper\'s signal aborting (a whole-call deadline) stops the retries', async () => {
+    const { def, runs } = flaky(99)
+    const { ctx, run } = await setup({ maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 20 }, def)
+    await ctx.plugin({ name: 'deadline', inject: ['tools'], apply: (ctx) => ctx.on('tools/execute', async (exec, next) => {
+      const before = exec.signal
+      const controller = new AbortController()
+      exec.signal = controller.signal
+      const timer = setTimeout(() => controller.abort(), 5)
+      try {
+        return await next()
+      } finally {
+        clearTimeout(timer)
+        exec.signal = before
+      }
+    }, { prepend: true }) })
+    expect(await run()).toMatchObject({ error: { code: 'TOOL_ERROR' }, meta: { attempts: 1 } })
+    expect(runs).toHaveLength(1)
+  })
+})
+
+const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
+
+test('backoff is full jitter under an exponential cap', () => {
+  console.log(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)
+  fc.assert(fc.property(
+    fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: 0, max: 100_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+    (retry, baseDelayMs, maxDelayMs, r) => {
+      const cap = Math.min(maxDelayMs, baseDelayMs * 2 ** (retry - 1))
+      const delay = backoffDelay(retry, { baseDelayMs, maxDelayMs }, () => r)
+      expect(delay).toBeGreaterThanOrEqual(0)
+      expect(delay).toBeLessThanOrEqual(cap)
+      expect(delay).toBeCloseTo(r * cap)
+    },
+  ), { seed, numRuns: 500 })
+})
+
+test('disposal removes the wrapper', async () => {
+  const { def, runs } = flaky(1)
+  const { ctx, fiber, run } = await setup(fast, def)
+  await fiber.dispose()
+  expect(ctx.events._hooks['tools/execute'] ?? []).toHaveLength(0)
+  expect(await run()).toMatchObject({ error: { code: 'TOOL_ERROR' } })
+  expect(runs).toHaveLength(1)
+})
+
+describe('config validation', () => {
+  test.each([
+    [{ maxAttempts: 0 }, 'maxAttempts must be at least 1 (1 turns retrying off) (at maxAttempts)'],
+    [{ maxAttempts: 2.5 }, 'maxAttempts must be a whole number (at maxAttempts)'],
+    [{ baseDelayMs: -1 }, 'baseDelayMs must be 0 ms or more (at baseDelayMs)'],
+    [{ maxDelayMs: 'lots' }, 'maxDelayMs must be a number of milliseconds (at maxDelayMs)'],
+    [{ retries: 3 }, 'retries'],
+  ])('%j is refused with a clear ValidationError', async (config, message) => {
+    const ctx = new Context()
+    await ctx.plugin(Tools)
+    const error = await ctx.plugin(RetryPolicy, config as never).then(() => undefined, (e: ValidationError) => e)
+    expect(error?.name).toBe('ValidationError')
+    expect(error?.message).toContain(message)
+  })
+})

@@ -1,0 +1,177 @@
+import { Context, type ValidationError } from 'cordis'
+import Tools, { type ToolDefinition, type ToolRunContext } from '@dshkit/tools'
+import { describe, expect, test } from 'vitest'
+import { z } from 'zod'
+import TimeoutPolicy, { ToolTimeoutError, type Config } from '../src/index.js'
+
+/** Resolves when the signal aborts; rejects with its reason, as a cooperative body does. */
+const untilAborted = (signal: AbortSignal) => new Promise<never>((_resolve, reject) => {
+  signal.addEventListener('abort', () => reject(signal.reason), { once: true })
+})
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function setup(config: Partial<Config> | undefined, defs: Partial<ToolDefinition>[]) {
+  const ctx = new Context()
+  await ctx.plugin(Tools)
+  await ctx.plugin({
+    name: 'test-tools',
+    inject: ['tools'],
+    apply(ctx) {
+      for (const def of defs) ctx.tools.register({ name: 'slow', description: 'test', parameters: z.any(), execute: () => 'ok', ...def })
+    },
+  })
+  const fiber = ctx.plugin(TimeoutPolicy, config as Config)
+  await fiber
+  const run = (name = 'slow', signal?: AbortSignal) => ctx.tools.execute({ callId: 'c', name, arguments: {}, signal })
+  return { ctx, fiber, run }
+}
+
+const cooperative = (timeoutMs?: number, seen?: ToolRunContext[]): Partial<ToolDefinition> => ({
+  timeoutMs,
+  execute: (_args, run) => (seen?.push(run), untilAborted(run.signal)),
+})
+
+describe('deadline', () => {
+  test('a cooperative body past its declared timeoutMs gets TOOL_TIMEOUT soon after the deadline', async () => {
+    const seen: ToolRunContext[] = []
+    const { run } = await setup(undefined, [cooperative(60, seen)])
+    const start = performance.now()
+    const result = await run()
+    const elapsed = performance.now() - start
+    expect(result).toMatchObject({
+      isError: true,
+      error: { code: 'TOOL_TIMEOUT', message: '`slow` timed out after 60 ms', source: 'timeout-policy' },
+      content: [{ type: 'text', text: 'Error: `slow` timed out after 60 ms' }],
+      meta: { timeoutMs: 60, decidedBy: 'wrapper' },
+    })
+    // Generous bounds: precise lateness is measured in bench/timeout.ts.
+    expect(elapsed).toBeGreaterThanOrEqual(55)
+    expect(elapsed).toBeLessThan(60 + 500)
+    expect(seen[0].signal.reason).toBeInstanceOf(ToolTimeoutError)
+  })
+
+  test('a body that finishes in time keeps its result', async () => {
+    const { run } = await setup({ defaultMs: 2000 }, [{ execute: async () => (await sleep(5), 'done') }])
+    expect(await run()).toMatchObject({ isError: false, value: 'done' })
+  })
+
+  test('the deadline is perTool, else the definition, else defaultMs; perTool null means none', async () => {
+    const { run } = await setup({ defaultMs: 40, perTool: { fast: 20, free: null } }, [
+      { name: 'slow', ...cooperative(30) },
+      { name: 'fast', ...cooperative(5000) },
+      { name: 'plain', ...cooperative() },
+      { name: 'free', timeoutMs: 10, execute: async (_a, run) => (await sleep(60), run.signal.aborted ? 'aborted' : 'finished') },
+    ])
+    expect(await run('slow')).toMatchObject({ error: { code: 'TOOL_TIMEOUT' }, meta: { timeoutMs: 30 } })
+    expect(await run('fast')).toMatchObject({ error: { code: 'TOOL_TIMEOUT' }, meta: { timeoutMs: 20 } })
+    expect(await run('plain')).toMatchObject({ error: { code: 'TOOL_TIMEOUT' }, meta: { timeoutMs: 40 } })
+    expect(await run('free')).toMatchObject({ isError: false, value: 'finished' })
+  })
+
+  test('no deadline anywhere → the call passes through with the caller\'s own signal', async () => {
+    const seen: ToolRunContext[] = []
+    const { run } = await setup(undefined, [{ execute: (_a, run) => (seen.push(run), 'ok') }])
+    const caller = new AbortController()
+    expect(await run('slow', caller.signal)).toMatchObject({ isError: false })
+    expect(seen[0].signal).toBe(caller.signal)
+  })
+})
+
+describe('signals', () => {
+  test('the wrapper puts a fresh signal on exec.signal and restores the caller\'s after', async () => {
+    const { ctx, run } = await setup({ defaultMs: 30 }, [cooperative()])
+    const caller = new AbortController()
+    const outer: AbortSignal[] = []
+    const inner: AbortSignal[] = []
+    // Registered after timeout-policy, so it runs inside it; the prepend one runs outside.
+    await ctx.plugin({ name: 'outer', inject: ['tools'], apply: (ctx) => ctx.on('tools/execute', async (exec, next) => {
+      outer.push(exec.signal)
+      const result = await next()
+      outer.push(exec.signal)
+      return result
+    }, { prepend: true }) })
+    await ctx.plugin({ name: 'inner', inject: ['tools'], apply: (ctx) => ctx.on('tools/execute', async (exec, next) => {
+      inner.push(exec.signal)
+      return next()
+    }) })
+    expect(await run('slow', caller.signal)).toMatchObject({ error: { code: 'TOOL_TIMEOUT' } })
+    expect(outer).toEqual([caller.signal, caller.signal])
+    expect(inner[0]).not.toBe(caller.signal)
+    expect(inner[0].aborted).toBe(true)
+    expect(caller.signal.aborted).toBe(false)
+  })
+
+  test('a caller abort during the body is ABORTED, not a timeout, and no timer fires later', async () => {
+    const seen: ToolRunContext[] = []
+    const { run } = await setup({ defaultMs: 50 }, [{ execute: async (_a, run) => {
+      seen.push(run)
+      await sleep(100) // ignores its signal on purpose: the deadline passes while it sleeps
+      return 'late'
+    } }])
+    const caller = new AbortController()
+    const pending = run('slow', caller.signal)
+    await sleep(10)
+    caller.abort()
+    expect(await pending).toMatchObject({ error: { code: 'ABORTED' } })
+    expect(seen[0].signal.reason).not.toBeInstanceOf(ToolTimeoutError)
+  })
+})
+
+describe('abandonAfterMs', () => {
+  test('a body that ignores its signal is abandoned abandonAfterMs after the deadline', async () => {
+    let finished = false
+    const { run } = await setup({ abandonAfterMs: 40 }, [{ timeoutMs: 30, execute: async () => {
+      await sleep(600)
+      finished = true
+      return 'too late'
+    } }])
+    const start = performance.now()
+    const result = await run()
+    const elapsed = performance.now() - start
+    expect(result).toMatchObject({ error: { code: 'TOOL_TIMEOUT', source: 'timeout-policy' }, meta: { timeoutMs: 30, abandoned: true } })
+    expect(result.isError && result.error.message).toMatch(/^`slow` timed out after 30 ms and did not stop within 40 ms more; it was abandoned/)
+    expect(elapsed).toBeGreaterThanOrEqual(65)
+    expect(elapsed).toBeLessThan(500)
+    expect(finished).toBe(false)
+  })
+
+  test('a cooperative body is not marked abandoned', async () => {
+    const { run } = await setup({ abandonAfterMs: 200 }, [cooperative(20)])
+    const result = await run()
+    expect(result).toMatchObject({ error: { code: 'TOOL_TIMEOUT' }, meta: { timeoutMs: 20 } })
+    expect(result.meta).not.toHaveProperty('abandoned')
+  })
+
+  test('without abandonAfterMs the call waits for a stubborn body to settle, then reports the timeout', async () => {
+    const { run } = await setup(undefined, [{ timeoutMs: 20, execute: async () => (await sleep(120), 'late') }])
+    const start = performance.now()
+    const result = await run()
+    expect(performance.now() - start).toBeGreaterThanOrEqual(110)
+    expect(result).toMatchObject({ error: { code: 'TOOL_TIMEOUT', message: '`slow` timed out after 20 ms' } })
+  })
+})
+
+test('disposal removes the wrapper', async () => {
+  const { ctx, fiber, run } = await setup({ defaultMs: 20 }, [{ execute: async () => (await sleep(60), 'done') }])
+  expect(await run()).toMatchObject({ error: { code: 'TOOL_TIMEOUT' } })
+  await fiber.dispose()
+  expect(ctx.events._hooks['tools/execute'] ?? []).toHaveLength(0)
+  expect(await run()).toMatchObject({ isError: false, value: 'done' })
+})
+
+describe('config validation', () => {
+  test.each([
+    [{ defaultMs: 0 }, 'defaultMs must be more than 0 ms (at defaultMs)'],
+    [{ defaultMs: '5s' }, 'defaultMs must be a number of milliseconds (at defaultMs)'],
+    [{ defaultMs: 2 ** 31 }, 'defaultMs must be at most 2147483647 ms'],
+    [{ perTool: { shell: -1 } }, 'a perTool deadline must be more than 0 ms (at perTool.shell)'],
+    [{ abandonAfterMs: -5 }, 'abandonAfterMs must be 0 ms or more (at abandonAfterMs)'],
+    [{ timeout: 5 }, 'timeout'],
+  ])('%j is refused with a clear ValidationError', async (config, message) => {
+    const ctx = new Context()
+    await ctx.plugin(Tools)
+    const error = await ctx.plugin(TimeoutPolicy, config as never).then(() => undefined, (e: ValidationError) => e)
+    expect(error?.name).toBe('ValidationError')
+    expect(error?.message).toContain(message)
+  })
+})

@@ -1,0 +1,83 @@
+import { posix } from 'node:path'
+import picomatch from 'picomatch'
+import type { JsonValue, ToolExecution } from '@dshkit/tools'
+
+export type Decision = 'allow' | 'deny' | 'ask'
+
+export interface Rule {
+  tool: string
+  when?: Record<string, string>
+  decision: Decision
+  reason?: string
+}
+
+/** A rule with its globs compiled once, at plugin start. */
+export interface CompiledRule {
+  index: number
+  rule: Rule
+  label: string
+  matches(exec: ToolExecution): boolean
+}
+
+// `dot: true`: a `**` a user writes means "anything", dotfiles included.
+const globOptions = { dot: true }
+
+export function compileRule(rule: Rule, index: number): CompiledRule {
+  const tool = picomatch(rule.tool, globOptions)
+  const when = Object.entries(rule.when ?? {}).map(([path, glob]) => ({
+    keys: path.split('.'),
+    test: picomatch(glob, globOptions),
+  }))
+  // A deny or ask fires if either spelling of a value matches; an allow needs both, so `./x` or
+  // `a/../x` can neither dodge a deny nor sneak under an allow.
+  const strict = rule.decision === 'allow'
+  const matches = (exec: ToolExecution) => {
+    if (!tool(exec.name)) return false
+    for (const { keys, test } of when) {
+      const text = argumentText(exec.arguments, keys)
+      if (text === undefined) return false
+      const normal = normalize(text)
+      const ok = normal === text ? test(text) : strict ? test(text) && test(normal) : test(text) || test(normal)
+      if (!ok) return false
+    }
+    return true
+  }
+  return { index, rule, label: describeRule(rule, index), matches }
+}
+
+/** `rule #2 (deny fs_write when path="**\/*.lock")`, the way denials and asks name a rule. */
+export function describeRule(rule: Rule, index: number): string {
+  const when = Object.entries(rule.when ?? {}).map(([path, glob]) => `${path}=${JSON.stringify(glob)}`)
+  return `rule #${index + 1} (${rule.decision} ${rule.tool}${when.length ? ` when ${when.join(' and ')}` : ''})`
+}
+
+export function ruleMessage(compiled: CompiledRule): string {
+  return compiled.rule.reason ? `${compiled.label}: ${compiled.rule.reason}` : compiled.label
+}
+
+/** The value at a dotted path as text: strings as they are, anything else as JSON; missing → undefined. */
+export function argumentText(args: Readonly<JsonValue>, keys: readonly string[]): string | undefined {
+  let value: Readonly<JsonValue> | undefined = args
+  for (const key of keys) {
+    if (value === null || typeof value !== 'object') return undefined
+    if (!Object.prototype.hasOwnProperty.call(value, key)) return undefined
+    value = (value as Record<string, JsonValue>)[key]
+  }
+  if (value === undefined) return undefined
+  return typeof value === 'string' ? value : JSON.stringify(value)
+}
+
+function normalize(text: string): string {
+  if (!text.includes('/') && !text.startsWith('.')) return text
+  const normal = posix.normalize(text)
+  return normal.startsWith('./') ? normal.slice(2) : normal
+}
+
+/** Checks a glob compiles; returns why not, for the config error. */
+export function globProblem(glob: string): string | undefined {
+  try {
+    picomatch.makeRe(glob, globOptions)
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  }
+}

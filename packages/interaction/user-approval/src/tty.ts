@@ -1,0 +1,212 @@
+import type { Socket } from 'node:net'
+import { StringDecoder } from 'node:string_decoder'
+import type { ApprovalRequest } from '@dshkit/tools'
+import type { ApprovalResponse, Responder } from './types.js'
+
+export interface TtyOptions {
+  /** Where answers are read from, line by line (default `process.stdin`). */
+  input?: NodeJS.ReadableStream
+  /** Where prompts are written (default `process.stdout`). */
+  output?: NodeJS.WritableStream
+  /** The arguments are shown as JSON cut to this many characters (default 400). */
+  maxArgumentChars?: number
+}
+
+interface Job {
+  request: ApprovalRequest
+  signal: AbortSignal
+  resolve(response: ApprovalResponse): void
+  onAbort(): void
+}
+
+const ALLOW: ApprovalResponse = Object.freeze({ kind: 'allow' })
+const ALWAYS: ApprovalResponse = Object.freeze({ kind: 'allow', always: true })
+
+/**
+ * Asks a human at a terminal, one prompt at a time: y (yes), n (no, also a bare Enter) or
+ * a (always allow this tool). Lines typed before a prompt appears are ignored, so nobody
+ * approves a call they have not seen.
+ */
+export class TtyResponder {
+  private readonly input: NodeJS.ReadableStream
+  private readonly output: NodeJS.WritableStream
+  private readonly maxArgumentChars: number
+  private readonly queue: Job[] = []
+  private current: Job | undefined
+  private closed: string | undefined
+  private listening = false
+  private readonly always = new Set<string>()
+  private decoder = new StringDecoder('utf8')
+  private partial = ''
+
+  constructor(options: TtyOptions = {}) {
+    this.input = options.input ?? process.stdin
+    this.output = options.output ?? process.stdout
+    this.maxArgumentChars = options.maxArgumentChars ?? 400
+  }
+
+  /** The responder function to hand to the approval service. */
+  readonly respond: Responder = (request, signal) => this.ask(request, signal)
+
+  ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResponse> {
+    const closed = this.closed ?? inputGone(this.input)
+    if (closed) return Promise.resolve(deny(closed))
+    if (signal.aborted) return Promise.resolve(deny(reasonOf(signal)))
+    return new Promise((resolve) => {
+      const job: Job = {
+        request,
+        signal,
+        resolve,
+        onAbort: () => this.cancel(job),
+      }
+      signal.addEventListener('abort', job.onAbort, { once: true })
+      this.queue.push(job)
+      this.pump()
+    })
+  }
+
+  /** Denies everything pending and lets go of the input, for good. */
+  close(reason: string) {
+    this.closed ??= reason
+    const jobs = this.current ? [this.current, ...this.queue] : [...this.queue]
+    this.queue.length = 0
+    this.current = undefined
+    for (const job of jobs) this.settle(job, deny(reason))
+    this.stopListening()
+  }
+
+  private pump() {
+    if (this.current) return
+    let job = this.queue.shift()
+    // Asks that queued up behind an `always` for their tool need no prompt of their own.
+    while (job && this.always.has(job.request.exec.name)) {
+      this.settle(job, ALWAYS)
+      job = this.queue.shift()
+    }
+    if (!job) return this.stopListening()
+    this.current = job
+    this.partial = ''
+    this.startListening()
+    this.write(this.prompt(job.request))
+  }
+
+  private settle(job: Job, response: ApprovalResponse) {
+    job.signal.removeEventListener('abort', job.onAbort)
+    job.resolve(response)
+  }
+
+  private finish(job: Job, response: ApprovalResponse, note: string) {
+    this.write(note)
+    this.current = undefined
+    this.settle(job, response)
+    this.pump()
+  }
+
+  private cancel(job: Job) {
+    const reason = reasonOf(job.signal)
+    if (this.current === job) return this.finish(job, deny(reason), `\n  → not answered: ${clean(reason)}\n`)
+    const index = this.queue.indexOf(job)
+    if (index >= 0) this.queue.splice(index, 1)
+    this.settle(job, deny(reason))
+  }
+
+  private readonly onData = (chunk: string | Buffer) => {
+    const owner = this.current
+    const text = this.partial + (typeof chunk === 'string' ? chunk : this.decoder.write(chunk))
+    const lines = text.split('\n')
+    this.partial = lines.pop() ?? ''
+    for (const line of lines) {
+      // Once this chunk's prompt is answered, the rest was typed before the next prompt appeared.
+      if (!owner || this.current !== owner) break
+      this.answer(owner, line.replace(/\r$/, '').trim().toLowerCase())
+    }
+    if (this.current !== owner) this.partial = ''
+  }
+
+  private answer(job: Job, line: string) {
+    const tool = clean(job.request.exec.name)
+    if (line === 'y' || line === 'yes') return this.finish(job, ALLOW, '  → allowed\n')
+    if (line === 'n' || line === 'no' || line === '') return this.finish(job, deny('the user answered no at the terminal'), '  → denied\n')
+    if (line === 'a' || line === 'always') {
+      this.always.add(job.request.exec.name)
+      return this.finish(job, ALWAYS, `  → allowed; ${tool} will not be asked about again in this session\n`)
+    }
+    this.write(`  please answer y (yes), n (no) or a (always allow ${tool}): `)
+  }
+
+  private readonly onEnd = () => this.close('the terminal input closed, so no one can answer')
+  private readonly onError = (error: Error) => this.close(`the terminal input failed (${error.message}), so no one can answer`)
+
+  private startListening() {
+    if (this.listening) return
+    this.listening = true
+    this.input.on('end', this.onEnd)
+    this.input.on('close', this.onEnd)
+    this.input.on('error', this.onError)
+    // Whatever was typed while nobody was asked is type-ahead for no prompt: drop it.
+    const readable = this.input as NodeJS.ReadableStream & { readableLength?: number }
+    while ((readable.readableLength ?? 0) > 0 && readable.read() !== null) { /* discard */ }
+    this.input.on('data', this.onData)
+    this.input.resume()
+    ;(this.input as Partial<Socket>).ref?.()
+  }
+
+  // Idle, the input is paused and unwatched, so it neither keeps the process alive nor eats others' input.
+  private stopListening() {
+    if (!this.listening) return
+    this.listening = false
+    this.input.off('data', this.onData)
+    this.input.off('end', this.onEnd)
+    this.input.off('close', this.onEnd)
+    this.input.off('error', this.onError)
+    this.input.pause()
+    // A paused pipe still holds the event loop open; a socket-backed stdin must let go of it too.
+    ;(this.input as Partial<Socket>).unref?.()
+  }
+
+  private prompt({ exec, reason, source }: ApprovalRequest): string {
+    const asked = [source && clean(source), reason && clean(reason)].filter(Boolean).join(': ')
+    const tool = clean(exec.name)
+    return [
+      '',
+      `approval needed: ${tool}`,
+      asked ? `  asked by  ${asked}` : undefined,
+      `  arguments ${this.argumentsText(exec.arguments)}`,
+      `allow ${tool}? [y]es / [n]o / [a]lways: `,
+    ].filter((line) => line !== undefined).join('\n')
+  }
+
+  private argumentsText(args: unknown): string {
+    const json = clean(JSON.stringify(args) ?? 'null')
+    if (json.length <= this.maxArgumentChars) return json
+    return `${json.slice(0, this.maxArgumentChars)}… (${json.length - this.maxArgumentChars} more characters)`
+  }
+
+  private write(text: string) {
+    try {
+      this.output.write(text)
+    } catch {
+      // A broken output must not break the answer; the input side still decides.
+    }
+  }
+}
+
+function deny(reason: string): ApprovalResponse {
+  return { kind: 'deny', reason }
+}
+
+function reasonOf(signal: AbortSignal): string {
+  const reason = signal.reason
+  return reason instanceof Error && reason.name === 'AskEnded' ? reason.message : 'the call was cancelled while waiting for an answer'
+}
+
+function inputGone(input: NodeJS.ReadableStream): string | undefined {
+  const stream = input as NodeJS.ReadableStream & { readableEnded?: boolean; destroyed?: boolean }
+  if (stream.readableEnded || stream.destroyed) return 'the terminal input is closed, so no one can answer'
+}
+
+// Model-written arguments must not move the cursor or recolour the prompt.
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g
+function clean(text: string): string {
+  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).replace(/\n/g, '\\n')
+}

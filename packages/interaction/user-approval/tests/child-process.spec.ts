@@ -1,0 +1,93 @@
+import { spawn, spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, test } from 'vitest'
+import { waitFor } from './helpers.js'
+
+// A real process boots cordis + @dshkit/tools + user-approval and reads answers from its stdin.
+const fixture = fileURLToPath(new URL('./fixtures/approval-child.ts', import.meta.url))
+const repo = fileURLToPath(new URL('../../../..', import.meta.url))
+const hasScript = spawnSync('script', ['--version']).status === 0
+const PROMPT = '[y]es / [n]o / [a]lways: '
+
+function child(command: string, args: string[], env: Record<string, string>) {
+  const proc = spawn(command, args, { cwd: repo, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  proc.stdout.on('data', (chunk) => { out += chunk.toString() })
+  proc.stderr.on('data', (chunk) => { err += chunk.toString() })
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)))
+  return {
+    proc,
+    get out() { return out.replace(/\r\n/g, '\n') },
+    get err() { return err },
+    exited,
+    waitFor: (pattern: string, count = 1) => waitFor(() => out.replace(/\r\n/g, '\n'), pattern, count, 15_000),
+    type: (line: string) => void proc.stdin.write(line),
+    results() {
+      // A result may land on a prompt's line, so match it anywhere.
+      return [...out.matchAll(/RESULT (\{.*\})\r?$/gm)].map((m) => JSON.parse(m[1])).sort((a, b) => a.i - b.i)
+    },
+  }
+}
+
+const node = (calls: unknown[], env: Record<string, string>) =>
+  child(process.execPath, ['--import', 'tsx', fixture, JSON.stringify(calls)], env)
+
+describe('tty responder on a child process\'s piped stdin', () => {
+  test('y / a / n answer one prompt at a time; always covers queued asks; the process exits with stdin still open', async () => {
+    const c = node([
+      { name: 'shell', arguments: { n: 1 } },
+      { name: 'fs_write', arguments: { n: 2 } },
+      { name: 'fs_write', arguments: { n: 3 } },
+      { name: 'shell', arguments: { n: 4 } },
+    ], { RESPONDER: 'tty', INJECT_STREAMS: '1' })
+    await c.waitFor(PROMPT)
+    expect(c.out).toContain('READY tty')
+    expect(c.out).toContain('approval needed: shell\n  asked by  asker: needs a human\n  arguments {"n":1}\n')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(c.out.split(PROMPT)).toHaveLength(2) // four asks, one prompt
+    c.type('y\n')
+    await c.waitFor(PROMPT, 2)
+    expect(c.out).toContain('arguments {"n":2}')
+    c.type('a\n')
+    await c.waitFor(PROMPT, 3)
+    expect(c.out).toContain('arguments {"n":4}')
+    expect(c.out).not.toContain('arguments {"n":3}')
+    c.type('n\n')
+    await c.waitFor('DONE')
+    expect(await c.exited).toBe(0) // stdin was never closed: an idle responder must not hold the process
+    expect(c.results()).toEqual([
+      { i: 0, isError: false, value: 'shell ran' },
+      { i: 1, isError: false, value: 'fs_write ran' },
+      { i: 2, isError: false, value: 'fs_write ran' },
+      { i: 3, isError: true, error: { code: 'DENIED', source: 'approval', message: 'asker asked for approval (needs a human): the user answered no at the terminal' } },
+    ])
+    expect(c.err).toBe('')
+  })
+
+  test("'auto' with piped stdin is headless: it denies at once and says why", async () => {
+    const c = node([{ name: 'shell', arguments: {} }], { RESPONDER: 'auto' })
+    await c.waitFor('DONE')
+    expect(await c.exited).toBe(0)
+    expect(c.out).toContain('READY headless')
+    expect(c.out).not.toContain(PROMPT)
+    expect(c.results()[0].error.message).toBe('asker asked for approval (needs a human): no one can approve here (headless: stdin is not a terminal); run in a terminal, or add an allow rule')
+  })
+})
+
+describe.skipIf(!hasScript)('tty responder in a real pseudo-terminal (util-linux script)', () => {
+  test("'auto' picks the terminal, prompts, and reads the answer typed into it", async () => {
+    const calls = JSON.stringify([{ name: 'shell', arguments: { cmd: 'make' } }, { name: 'fs_write', arguments: { path: 'a' } }])
+    const command = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(fixture)} '${calls}'`
+    const c = child('script', ['-qfec', command, '/dev/null'], { RESPONDER: 'auto' })
+    await c.waitFor(PROMPT)
+    expect(c.out).toContain('READY tty')
+    expect(c.out).toContain('arguments {"cmd":"make"}')
+    c.type('y\n')
+    await c.waitFor(PROMPT, 2)
+    c.type('n\n')
+    await c.waitFor('DONE')
+    expect(await c.exited).toBe(0)
+    expect(c.results().map((r) => r.isError)).toEqual([false, true])
+  })
+})
