@@ -12,7 +12,7 @@ export async function tempDir(prefix = 'spill-local-test-'): Promise<string> {
 }
 
 export async function removeDir(dir: string) {
-  await run('chattr', ['-i', dir]).catch(() => {})
+  await run('chattr', ['-R', '-i', dir]).catch(() => {})
   await rm(dir, { recursive: true, force: true })
 }
 

@@ -1,1 +1,19 @@
-export {}
+import type { Context } from 'cordis'
+import { Config } from './config.js'
+import { registerPolicy } from './policy.js'
+import { registerSpillRead } from './spill-read.js'
+
+export { Config, readLimitOf, MIN_THRESHOLD_BYTES, DEFAULT_THRESHOLD_BYTES, DEFAULT_READ_LIMIT_BYTES } from './config.js'
+export { BOUNDS_OUTPUT } from './policy.js'
+export { SPILL_READ } from './spill-read.js'
+export { buildPreview, type Cut, type Preview } from './preview.js'
+
+export const name = 'spill-policy'
+export const inject = ['tools']
+
+export function apply(ctx: Context, config: Config) {
+  registerPolicy(ctx, config)
+  registerSpillRead(ctx, config)
+}
+
+export default { name, inject, Config, apply }

@@ -1,0 +1,105 @@
+import type { Context, Logger } from 'cordis'
+import type { SpillService } from '@dshkit/spill'
+import { utf8Length } from '@dshkit/spill'
+import {
+  applyPostDecision, type ContentBlock, type JsonValue, type PostToolDecision, type ToolExecution,
+  type ToolExecutionResult,
+} from '@dshkit/tools'
+import { readLimitOf, type Config } from './config.js'
+import { lostNotice, shortReason, storedNotice } from './notice.js'
+import { buildPreview, type Preview } from './preview.js'
+import { SPILL_READ } from './spill-read.js'
+
+/**
+ * Marks a post-execute listener that bounds output size; an inner cap (the tool-result pruner)
+ * leaves bounding to it instead of truncating what it would have stored whole.
+ */
+export const BOUNDS_OUTPUT = 'dshkitBoundsOutput'
+
+const ERROR_PREFIX = 'Error: '
+
+type Bounded = { text: string; meta: Record<string, JsonValue> }
+
+/** Text blocks joined with '\n' are what gets stored; their UTF-8 size decides. */
+function textSize(content: readonly ContentBlock[]): number {
+  let bytes = -1
+  for (const block of content) if (block.type === 'text') bytes += utf8Length(block.text) + 1
+  return Math.max(bytes, 0)
+}
+
+function joinText(content: readonly ContentBlock[]): string {
+  const texts: string[] = []
+  for (const block of content) if (block.type === 'text') texts.push(block.text)
+  return texts.length === 1 ? texts[0] : texts.join('\n')
+}
+
+/** The preview takes the place of the first text block; image blocks stay where they were. */
+function withPreview(content: readonly ContentBlock[], text: string): ContentBlock[] {
+  const out: ContentBlock[] = []
+  let placed = false
+  for (const block of content) {
+    if (block.type !== 'text') out.push(block)
+    else if (!placed) {
+      out.push({ type: 'text', text })
+      placed = true
+    }
+  }
+  return out
+}
+
+export function registerPolicy(ctx: Context, config: Config) {
+  const logger = ctx.logger('spill-policy')
+  const readLimit = readLimitOf(config)
+
+  /** Stores `full` and returns the preview; if the store fails, an honest preview of what is left. */
+  async function bound(exec: ToolExecution, full: string, total: number, limit: number, failed: boolean): Promise<Bounded> {
+    const threshold = limit
+    const spill = ctx.get('spill') as SpillService | undefined
+    let reason = 'no spill store is installed (add @dshkit/spill-local)'
+    if (spill) {
+      try {
+        const stored = await spill.put(full, { tool: exec.name, callId: exec.callId })
+        const preview = buildPreview(full, total, limit, failed, (cut) => storedNotice({ ...cut, total, threshold }, stored.id, readLimit))
+        return { text: preview.text, meta: { id: stored.id, bytes: total, shownBytes: shown(preview), omittedBytes: preview.omittedBytes, ...(stored.evicted?.length && { evicted: stored.evicted }) } }
+      } catch (error) {
+        reason = shortReason((error as Error)?.message ?? String(error))
+      }
+    }
+    logger.warn('could not keep the %d-byte output of %s (%s): %s; only a preview is shown', total, exec.name, exec.callId, reason)
+    const preview = buildPreview(full, total, limit, failed, (cut) => lostNotice({ ...cut, total, threshold }, reason))
+    return { text: preview.text, meta: { lost: true, error: reason, bytes: total, shownBytes: shown(preview), omittedBytes: preview.omittedBytes } }
+  }
+
+  const listener = async (exec: ToolExecution, result: Readonly<ToolExecutionResult>, next: () => Promise<PostToolDecision>): Promise<PostToolDecision> => {
+    const decision = await next()
+    // spill_read pages are bounded by readLimitBytes already; spilling them would loop.
+    if (exec.name === SPILL_READ) return decision
+    const threshold = config.perTool[exec.name] ?? config.thresholdBytes
+    if (!threshold) return decision
+    if (decision.kind === 'block') {
+      // The block stands; only a huge reason is bounded (it becomes `Error: <reason>`).
+      const total = utf8Length(decision.reason)
+      if (total + ERROR_PREFIX.length <= threshold) return decision
+      const bounded = await bound(exec, decision.reason, total, threshold - ERROR_PREFIX.length, true)
+      return { ...decision, reason: bounded.text }
+    }
+    const effective = applyPostDecision(result as ToolExecutionResult, decision)
+    const total = textSize(effective.content)
+    if (total <= threshold) return decision
+    const bounded = await bound(exec, joinText(effective.content), total, threshold, effective.isError)
+    const replaced: PostToolDecision = {
+      kind: 'replace',
+      content: withPreview(effective.content, bounded.text),
+      meta: { ...(decision.kind === 'replace' ? decision.meta : undefined), spill: bounded.meta },
+    }
+    if (decision.additionalContexts) replaced.additionalContexts = decision.additionalContexts
+    return replaced
+  }
+
+  // Outermost, so it bounds whatever the listeners inside it decided.
+  ctx.on('tools/post-execute', listener, { prepend: true, [BOUNDS_OUTPUT]: true } as { prepend: boolean })
+}
+
+function shown(preview: Preview): number {
+  return preview.headBytes + preview.tailBytes
+}
