@@ -1,1 +1,60 @@
-export {}
+import type { Context } from 'cordis'
+import { z } from 'zod'
+import { applyPostDecision, type ContentBlock, type PostToolDecision } from '@dshkit/tools'
+import { BUILTIN_PATTERNS, compileUserPattern, redactText } from './patterns.js'
+
+export { BUILTIN_PATTERNS, redactText } from './patterns.js'
+
+export const name = 'redact-secrets'
+export const inject = ['tools']
+
+const pattern = z.string({ error: 'each pattern must be a regular expression source string' }).superRefine((source, check) => {
+  try {
+    compileUserPattern(source)
+  } catch (error) {
+    check.addIssue({ code: 'custom', message: (error as Error).message })
+  }
+})
+
+export const Config = z.object({
+  patterns: z.array(pattern, { error: 'patterns must be a list of regular expression sources' }).default([])
+    .describe('Extra JavaScript regular expression sources (compiled with the g flag); a named group `secret` hides only that part.'),
+  builtin: z.boolean({ error: 'builtin must be true or false' }).default(true)
+    .describe('Also apply the built-in API-key patterns.'),
+  replacement: z.string({ error: 'replacement must be a string' }).default('[REDACTED]')
+    .describe('What each secret is replaced with.'),
+}).strict().prefault({})
+export type Config = z.infer<typeof Config>
+
+export function apply(ctx: Context, config: Config) {
+  const patterns = [...config.builtin ? BUILTIN_PATTERNS : [], ...config.patterns.map(compileUserPattern)]
+  const redact = (text: string) => redactText(text, patterns, config.replacement)
+
+  ctx.on('tools/post-execute', async (_exec, result, next) => {
+    // Let inner listeners decide first, then look at what the model would actually see.
+    const decision = await next()
+    if (decision.kind === 'block') {
+      const [reason, count] = redact(decision.reason)
+      return count ? { ...decision, reason } : decision
+    }
+    const seen = applyPostDecision(result, decision)
+    let redactions = 0
+    const content = seen.content.map((block): ContentBlock => {
+      if (block.type !== 'text') return block
+      const [text, count] = redact(block.text)
+      redactions += count
+      return count ? { type: 'text', text } : block
+    })
+    if (!redactions) return decision
+    // The pipeline applies this decision to the original result, so keep what inner listeners added.
+    const replaced: PostToolDecision = {
+      kind: 'replace',
+      content,
+      meta: { ...decision.kind === 'replace' ? decision.meta : undefined, redactions },
+    }
+    if (decision.additionalContexts) replaced.additionalContexts = decision.additionalContexts
+    return replaced
+  })
+}
+
+export default { name, inject, Config, apply }
