@@ -1,1 +1,48 @@
-export {}
+import { randomUUID } from 'node:crypto'
+import type { Context } from 'cordis'
+import { z } from 'zod'
+import { openHookBridge } from '@dshkit/hook-protocol'
+import type {} from '@dshkit/tools' // the tools/* event types
+
+export const name = 'hooks-claude-code'
+
+const ToolName = z.union([
+  z.literal(false),
+  z.object({
+    name: z.string().min(1),
+    arguments: z.record(z.string(), z.string()).optional(),
+    paths: z.array(z.string()).optional(),
+  }),
+])
+
+export const Config = z.object({
+  configPath: z.string({ error: 'configPath is required: the Claude Code settings file whose hooks to run (e.g. ".claude/settings.json")' })
+    .min(1, 'configPath must not be empty'),
+  projectDir: z.string().min(1).optional(),
+  onError: z.enum(['deny', 'allow']).default('deny'),
+  toolNames: z.record(z.string(), ToolName).default({}),
+  sessionId: z.string().min(1).optional(),
+  transcriptPath: z.string().default(''),
+}).prefault({} as never) // so a plugin added with no config at all gets the configPath message
+export type Config = z.infer<typeof Config>
+
+/** Runs the PreToolUse / PostToolUse hooks of a Claude Code settings file around every tool call. */
+export function apply(ctx: Context, config: Config) {
+  const sessionId = config.sessionId ?? randomUUID()
+  const bridge = openHookBridge({
+    source: name,
+    label: 'Claude Code settings',
+    configPath: config.configPath,
+    projectDir: config.projectDir,
+    onError: config.onError,
+    askSupported: true,
+    toolNames: config.toolNames,
+    env: (projectDir) => ({ CLAUDE_PROJECT_DIR: projectDir }),
+    payload: (projectDir) => ({ session_id: sessionId, transcript_path: config.transcriptPath, cwd: projectDir }),
+    logger: ctx.logger(name),
+  })
+  ctx.on('tools/pre-execute', bridge.preExecute)
+  ctx.on('tools/post-execute', bridge.postExecute)
+}
+
+export default { name, Config, apply }
