@@ -17,7 +17,7 @@ export const Config = z.object({
 }).prefault({})
 export type Config = z.infer<typeof Config>
 
-export async function apply(ctx: Context, config: Config) {
+export async function apply(ctx: Context, config: Config = {}) {
   await provideSession(ctx, config.store ?? new MemorySessionStore())
 }
 

@@ -203,7 +203,7 @@ describe('config validation', () => {
     [{ path: '' }, /path must not be empty/],
   ])('%j', async (config, message) => {
     const ctx = new Context()
-    const error = await ctx.plugin(SessionStoreJsonl, config as any).then(() => undefined, (e) => e)
+    const error = await (ctx.plugin as any)(SessionStoreJsonl, config).then(() => undefined, (e: Error) => e)
     expect(error).toBeInstanceOf(ValidationError)
     expect(error.message).toMatch(message)
   })

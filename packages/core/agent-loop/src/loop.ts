@@ -1,0 +1,141 @@
+import { Context, Service, type Logger } from 'cordis'
+import { deepFreeze, toolFailure, type ContextMessage, type ToolExecutionResult, type ToolRuntime } from '@dshkit/tools'
+import type { SessionService } from '@dshkit/session'
+import { z } from 'zod'
+import { isConcurrencySafe, loggedArguments, planCalls, type PlannedCall, type ToolCall } from './plan.js'
+
+declare module 'cordis' {
+  interface Context {
+    loop: AgentLoop
+  }
+}
+
+export const Config = z.object({
+  maxParallel: z.number({ error: 'maxParallel must be a number' })
+    .int('maxParallel must be a whole number')
+    .positive('maxParallel must be at least 1 (the most concurrency-safe calls run at once)')
+    .default(8),
+}).prefault({})
+export type Config = z.infer<typeof Config>
+
+export interface ExecuteToolCallsOptions {
+  /** Aborting cancels running calls; calls not started yet still get their ABORTED_BEFORE_DISPATCH result recorded. */
+  signal?: AbortSignal
+  /** Called once per call, in model order, right after its `tool/result` is recorded (progress output). */
+  onResult?(result: ToolExecutionResult, call: PlannedCall, index: number): void
+}
+
+export interface BatchOutcome {
+  /** One result per call, in model order. */
+  results: ToolExecutionResult[]
+  /** Every result's `additionalContexts`, FIFO in model order, to inject after the results. */
+  contexts: ContextMessage[]
+  /** True when some result asked to conclude the turn and no result failed. */
+  concludesTurn: boolean
+}
+
+interface Batch {
+  calls: PlannedCall[]
+  results: ToolExecutionResult[]
+  contexts: ContextMessage[]
+  options: ExecuteToolCallsOptions
+}
+
+/** The `loop` service: runs a model's tool calls through `ctx.tools`, recording each in `ctx.session`. */
+export class AgentLoop extends Service {
+  // Held directly: the fiber restarts if either service is replaced, and the hot path skips cordis proxies.
+  private readonly tools: ToolRuntime
+  private readonly session: SessionService
+  private readonly logger: Logger
+
+  constructor(ctx: Context, readonly config: Config) {
+    super(ctx, 'loop')
+    this.tools = ctx.tools
+    this.session = ctx.session
+    this.logger = ctx.logger('agent-loop')
+  }
+
+  /**
+   * Runs one batch: consecutive concurrency-safe calls overlap (at most `maxParallel` at once),
+   * every other call runs alone. `tool/call` is durable before a call starts; results are recorded in model order.
+   */
+  async executeToolCalls(calls: readonly ToolCall[], options: ExecuteToolCallsOptions = {}): Promise<BatchOutcome> {
+    const batch: Batch = { calls: planCalls(calls), results: [], contexts: [], options }
+    for (let start = 0; start < batch.calls.length;) {
+      const end = await this.groupEnd(batch.calls, start)
+      await this.runGroup(batch, start, end)
+      start = end
+    }
+    const { results, contexts } = batch
+    const concludesTurn = results.some((r) => !r.isError && r.concludesTurn === true) && results.every((r) => !r.isError)
+    return { results, contexts, concludesTurn }
+  }
+
+  /** End (exclusive) of the group starting at `start`: a run of safe calls, or the one unsafe call alone. */
+  private async groupEnd(calls: PlannedCall[], start: number) {
+    let end = start
+    while (end < calls.length && await isConcurrencySafe(this.tools.get(calls[end].name), calls[end].arguments)) end++
+    return Math.max(end, start + 1)
+  }
+
+  private async runGroup(batch: Batch, start: number, end: number) {
+    const finished: (ToolExecutionResult | undefined)[] = []
+    let nextToStart = start
+    let nextToRecord = start
+    let recording = Promise.resolve()
+    const recordReady = () => {
+      while (nextToRecord < end && finished[nextToRecord - start]) {
+        const index = nextToRecord++
+        recording = recording.then(() => this.recordResult(batch, index, finished[index - start]!))
+      }
+    }
+    const worker = async () => {
+      while (nextToStart < end) {
+        const index = nextToStart++
+        finished[index - start] = await this.runCall(batch.calls[index], batch.options.signal)
+        recordReady()
+      }
+    }
+    const width = Math.min(this.config.maxParallel, end - start)
+    await Promise.all(Array.from({ length: width }, worker))
+    await recording
+  }
+
+  /** Records `tool/call` (durably), then executes; a call the log cannot record is not run. */
+  private async runCall(call: PlannedCall, signal: AbortSignal | undefined): Promise<ToolExecutionResult> {
+    try {
+      await this.session.append({ type: 'tool/call', callId: call.callId, name: call.name, arguments: loggedArguments(call.arguments) })
+    } catch (error) {
+      this.logger.error('not running %s (%s): the session could not record the call: %s', call.name, call.callId, error)
+      const message = `${call.name} was not run: the session log could not record the call first (${(error as Error)?.message ?? error})`
+      return deepFreeze(toolFailure('PIPELINE_ERROR', message, 'agent-loop'))
+    }
+    return this.tools.execute({ callId: call.callId, name: call.name, arguments: call.arguments, signal })
+  }
+
+  private async recordResult(batch: Batch, index: number, result: ToolExecutionResult) {
+    const call = batch.calls[index]
+    batch.results[index] = result
+    const { isError, content, meta } = result
+    const error = result.isError ? result.error : undefined
+    await this.record(call, { type: 'tool/result', callId: call.callId, isError, content, ...(error && { error }), ...(meta && { meta }) })
+    for (const message of result.additionalContexts ?? []) {
+      batch.contexts.push(message)
+      await this.record(call, { type: 'context/added', source: message.source, content: message.content })
+    }
+    try {
+      batch.options.onResult?.(result, call, index)
+    } catch (error) {
+      this.logger.warn('onResult threw for %s (%s); the batch goes on: %s', call.name, call.callId, error)
+    }
+  }
+
+  private async record(call: PlannedCall, event: Parameters<SessionService['append']>[0]) {
+    try {
+      await this.session.append(event)
+    } catch (error) {
+      // The call already ran: its result still goes back to the model; the log will show the call as pending.
+      this.logger.error('could not record %s for %s (%s): %s', event.type, call.name, call.callId, error)
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto'
+import { snapshotJson, type JsonValue, type ToolDefinition } from '@dshkit/tools'
+
+/** A call as the model sent it; a missing callId gets a random UUID. */
+export interface ToolCall {
+  callId?: string
+  name: string
+  arguments: unknown
+}
+
+/** A call ready to run: its callId is settled. */
+export interface PlannedCall {
+  callId: string
+  name: string
+  arguments: unknown
+}
+
+/** Checks the batch and settles callIds; throws a TypeError (before anything runs) when the batch is malformed. */
+export function planCalls(calls: readonly ToolCall[]): PlannedCall[] {
+  if (!Array.isArray(calls)) throw new TypeError('executeToolCalls(calls) needs an array of { callId?, name, arguments }')
+  const seen = new Map<string, number>()
+  return calls.map((call, i) => {
+    if (!call || typeof call !== 'object') throw new TypeError(`calls[${i}] must be an object { callId?, name, arguments }`)
+    if (call.callId !== undefined && (typeof call.callId !== 'string' || !call.callId)) {
+      throw new TypeError(`calls[${i}].callId must be a non-empty string, or left out to get a random one`)
+    }
+    const callId = call.callId ?? randomUUID()
+    const first = seen.get(callId)
+    if (first !== undefined) {
+      throw new TypeError(`calls[${first}] and calls[${i}] share callId "${callId}"; callIds in one batch must be unique`)
+    }
+    seen.set(callId, i)
+    // A non-string name still goes through the registry, which answers UNKNOWN_TOOL for it.
+    return { callId, name: typeof call.name === 'string' ? call.name : String(call.name), arguments: call.arguments }
+  })
+}
+
+/** The arguments as the log keeps them: a JSON copy, or null when they are not JSON (the registry then answers INVALID_ARGS). */
+export function loggedArguments(args: unknown): JsonValue {
+  try {
+    return snapshotJson(args, 'arguments')
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Whether the call may overlap with its neighbours: only when the definition says
+ * `isConcurrencySafe(parsedArgs) === true`. Invalid arguments or a throwing predicate count as unsafe.
+ */
+export async function isConcurrencySafe(def: ToolDefinition | undefined, args: unknown): Promise<boolean> {
+  if (typeof def?.isConcurrencySafe !== 'function') return false
+  try {
+    const outcome = await def.parameters['~standard'].validate(snapshotJson(args, 'arguments'))
+    if (outcome.issues) return false
+    return def.isConcurrencySafe(outcome.value) === true
+  } catch {
+    return false
+  }
+}
