@@ -1,0 +1,28 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, expect, test } from 'vitest'
+// Not dependencies of this package: the real spill plugins, from source, to check the composition.
+import SpillLocal from '../../../spill/spill-local/src/index.js'
+import SpillPolicy from '../../../spill/spill-policy/src/index.js'
+import Pruner from '../src/index.js'
+import { textOf, withTools } from './helpers.js'
+
+let dir: string
+beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), 'pruner-spill-')) })
+afterEach(async () => { await rm(dir, { recursive: true, force: true }) })
+
+test.each([['pruner first'], ['spill-policy first']])('with spill-policy (%s) the full output is spilled whole, never cut by the cap first', async (order) => {
+  const { ctx, big, call } = await withTools()
+  await ctx.plugin(SpillLocal, { dir })
+  if (order === 'pruner first') await ctx.plugin(Pruner, { maxChars: 5000 })
+  await ctx.plugin(SpillPolicy, { thresholdBytes: 4000 })
+  if (order !== 'pruner first') await ctx.plugin(Pruner, { maxChars: 5000 })
+  const text = Array.from({ length: 20_000 }, (_, i) => `line ${i}`).join('\n')
+  const result = await big(text)
+  expect(textOf(result).length).toBeLessThanOrEqual(4000)
+  expect(result.meta?.capped).toBeUndefined()
+  const id = (result.meta?.spill as { id: string }).id
+  const found = await call('spill_read', { id, grep: '^line 10000$' })
+  expect((found.value as any).matches).toEqual([{ line: 10_001, text: 'line 10000' }])
+})
