@@ -1,1 +1,90 @@
-export {}
+import nodePath from 'node:path'
+import type { Context } from 'cordis'
+import { z } from 'zod'
+import type { FsService } from '@dshkit/fs'
+import type { FsAccess, PreToolDecision, ToolDefinition, ToolExecution } from '@dshkit/tools'
+import { Sandbox } from './sandbox.js'
+
+export { Sandbox, type SandboxRules } from './sandbox.js'
+
+export const name = 'fs-sandbox'
+export const inject = ['tools']
+
+const pathList = (what: string) => z.array(z.string().min(1, `${what} entries must be non-empty paths`)
+  .refine((p) => !p.includes('\0'), `${what} entries must not contain NUL bytes`))
+
+export const Config = z.object({
+  roots: pathList('roots').default(() => [process.cwd()])
+    .describe('Directories reads and writes may touch (relative entries resolve against process.cwd()).'),
+  readOnlyRoots: pathList('readOnlyRoots').default([])
+    .describe('Directories that may be read but never written, even inside a root.'),
+  deny: z.array(z.string().min(1, 'deny globs must be non-empty')).default(['**/.env*', '**/.git/**'])
+    .describe('picomatch globs (dot: true) matched against the path relative to its root; an absolute glob matches the absolute path.'),
+}).prefault({})
+export type Config = z.infer<typeof Config>
+
+export function apply(ctx: Context, config: Config) {
+  const sandbox = new Sandbox(config)
+  const logger = ctx.logger('fs-sandbox')
+  sandbox.ready.then(undefined, (error) => logger.warn('a sandbox root could not be resolved; every file access will be denied: %s', error))
+  const tools = ctx.tools
+  const base = nodePath.resolve(config.roots[0] ?? process.cwd())
+
+  // Outermost, so no listener that short-circuits with `allow` can skip containment.
+  ctx.on('tools/pre-execute', async (exec, next) => {
+    const def = tools.get(exec.name)
+    if (!def?.fsAccess) return next()
+    const declared = await declaredAccess(def, exec)
+    if (typeof declared === 'string') return deny(declared)
+    const fs = ctx.get('fs') as FsService | undefined
+    for (const { path, access } of declared) {
+      const reason = await judgeDeclaredSafely(sandbox, path, access, () => resolveDeclared(fs, base, path))
+      if (reason) return deny(reason)
+    }
+    return next()
+  }, { prepend: true })
+
+  // The same rules again inside the seam, at the moment of every operation (and on its descriptor).
+  ctx.inject(['fs'], (ctx) => {
+    ctx.fs.addCheck((request) => sandbox.enforce(request.path, request.path, request.realPath, request.access))
+  })
+}
+
+function deny(reason: string): PreToolDecision {
+  return { kind: 'deny', reason }
+}
+
+/** Where the fs provider would look; without one, against the first root. */
+function resolveDeclared(fs: FsService | undefined, base: string, path: string) {
+  if (fs && !path.includes('\0')) return fs.resolve(path)
+  return nodePath.resolve(base, path)
+}
+
+async function judgeDeclaredSafely(sandbox: Sandbox, path: string, access: FsAccess['access'], resolve: () => string) {
+  try {
+    return await sandbox.judgeDeclared(path, resolve(), access)
+  } catch (error) {
+    return `sandbox denied access to ${JSON.stringify(path)}: ${error instanceof Error ? error.message : error}`
+  }
+}
+
+/** The footprint a tool declares for these arguments, or a reason to deny (fail closed). */
+async function declaredAccess(def: ToolDefinition, exec: ToolExecution): Promise<FsAccess[] | string> {
+  const parsed = await def.parameters['~standard'].validate(exec.arguments)
+  if (parsed.issues) return `sandbox denied ${exec.name}: its arguments do not match its parameters, so its file access cannot be known`
+  let declared: unknown
+  try {
+    declared = def.fsAccess!(parsed.value)
+  } catch (error) {
+    return `sandbox denied ${exec.name}: fsAccess() failed, so its file access cannot be known (${error instanceof Error ? error.message : error})`
+  }
+  if (!Array.isArray(declared)) return `sandbox denied ${exec.name}: fsAccess() must return an array of { path, access }`
+  for (const item of declared) {
+    if (typeof item?.path !== 'string' || (item.access !== 'read' && item.access !== 'write')) {
+      return `sandbox denied ${exec.name}: fsAccess() returned ${JSON.stringify(item)}, not { path: string, access: 'read' | 'write' }`
+    }
+  }
+  return declared as FsAccess[]
+}
+
+export default { name, inject, Config, apply }
