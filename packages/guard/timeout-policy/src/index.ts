@@ -1,5 +1,5 @@
-import type { Context } from 'cordis'
-import { toolFailure, type ToolDispatchExecution, type ToolExecutionResult } from '@dshkit/tools'
+import { symbols, type Context } from 'cordis'
+import { neverAborted, toolFailure, type ToolDispatchExecution, type ToolExecutionResult } from '@dshkit/tools'
 import { z } from 'zod'
 
 export const name = 'timeout-policy'
@@ -31,7 +31,8 @@ const ABANDONED = Symbol('abandoned')
 const noop = () => {}
 
 export function apply(ctx: Context, config: Config) {
-  const tools = ctx.tools
+  // The registry itself, not cordis's per-access service proxy (which costs ~20 µs a lookup).
+  const tools: Context['tools'] = (ctx.tools as any)[symbols.original] ?? ctx.tools
   const { perTool, defaultMs, abandonAfterMs } = config
 
   const deadlineOf = (tool: string): number | undefined => {
@@ -69,7 +70,8 @@ async function withDeadline(
     clearTimeout(timer)
     controller.abort(outer.reason)
   }
-  outer.addEventListener('abort', onOuterAbort, { once: true })
+  const watchOuter = outer !== neverAborted
+  if (watchOuter) outer.addEventListener('abort', onOuterAbort, { once: true })
   exec.signal = controller.signal
   let result: ToolExecutionResult | typeof ABANDONED
   try {
@@ -83,7 +85,7 @@ async function withDeadline(
   } finally {
     clearTimeout(timer)
     clearTimeout(abandonTimer)
-    outer.removeEventListener('abort', onOuterAbort)
+    if (watchOuter) outer.removeEventListener('abort', onOuterAbort)
     exec.signal = outer
   }
   if (result === ABANDONED) {
