@@ -1,4 +1,17 @@
+import { unlinkSync } from 'node:fs'
 import { open, readFile, unlink } from 'node:fs/promises'
+import { resolve } from 'node:path'
+
+// Lock files this process holds, shared by every copy of this module loaded in the process.
+const held: Set<string> = (globalThis as any)[Symbol.for('dshkit.session-store-jsonl.locks')] ??= new Set<string>()
+
+function releaseAllOnExit() {
+  for (const lockPath of held) {
+    try {
+      unlinkSync(lockPath)
+    } catch {}
+  }
+}
 
 /** Another live writer holds the log. */
 export class SessionLogLockedError extends Error {
@@ -36,21 +49,34 @@ async function readOwner(lockPath: string): Promise<number | undefined> {
  * is taken over; a live one refuses. Resolves with the release function.
  */
 export async function acquireLock(path: string): Promise<() => Promise<void>> {
-  const lockPath = `${path}.lock`
+  const lockPath = resolve(`${path}.lock`)
   for (let attempt = 0; attempt < 30; attempt++) {
     try {
       const handle = await open(lockPath, 'wx')
+      // Held from the moment it exists, so another Context here never mistakes it for a stale one.
+      if (!held.size) process.once('exit', releaseAllOnExit) // a normal exit without dispose leaves no lock behind
+      held.add(lockPath)
       try {
         await handle.writeFile(`${process.pid}\n`)
+      } catch (error) {
+        held.delete(lockPath)
+        await unlink(lockPath).catch(() => {})
+        throw error
       } finally {
         await handle.close()
       }
-      return () => unlink(lockPath).catch(() => {})
+      return async () => {
+        if (!held.delete(lockPath)) return
+        if (!held.size) process.off('exit', releaseAllOnExit)
+        await unlink(lockPath).catch(() => {})
+      }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
     const owner = await readOwner(lockPath)
-    if (owner !== undefined && isAlive(owner)) throw new SessionLogLockedError(path, lockPath, owner)
+    // Our own pid on a lock we do not hold is a previous process that had the same pid (common in containers).
+    const stale = owner === process.pid ? !held.has(lockPath) : owner !== undefined && !isAlive(owner)
+    if (owner !== undefined && !stale) throw new SessionLogLockedError(path, lockPath, owner)
     // No pid yet: another writer may be between creating and filling the lock, so wait a little before calling it stale.
     if (owner === undefined && attempt < 20) {
       await new Promise((resolve) => setTimeout(resolve, 10))

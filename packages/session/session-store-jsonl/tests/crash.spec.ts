@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { pendingCallsOf } from '@dshkit/session'
 import { expect, test } from 'vitest'
 import { readSessionLog } from '../src/index.js'
+import { spawn } from 'node:child_process'
 import { childScript, exited, jsonlLines, open, spawnReady, tempDir } from './helpers.js'
 
 // A real crash: a separate node process (cordis + tools + JSONL session + agent-loop) is killed
@@ -54,4 +55,13 @@ test('a second writer in another process is refused while the first lives, and a
   const { session, fiber } = await open(log)
   expect(session.events()).toEqual([])
   await fiber.dispose()
+})
+
+test('a process that exits normally without disposing leaves no lock behind', async () => {
+  const dir = await tempDir()
+  const log = join(dir, 'session.jsonl')
+  const child = spawn(process.execPath, [await childScript(dir), log, 'exit'], { stdio: 'ignore' })
+  expect(await exited(child)).toBe(0)
+  expect(existsSync(`${log}.lock`)).toBe(false)
+  expect((await readSessionLog(log)).events).toHaveLength(1)
 })

@@ -59,6 +59,9 @@ await ctx.plugin(SessionStoreJsonl, { path: log })
 if (mode === 'hold') {
   process.stdout.write('READY\\n')
   setInterval(() => {}, 1000)
+} else if (mode === 'exit') {
+  await ctx.session.append({ type: 'tool/call', callId: 'c1', name: 'x', arguments: null })
+  process.exit(0) // without disposing anything
 } else {
   await ctx.plugin({
     name: 'crash-tools',

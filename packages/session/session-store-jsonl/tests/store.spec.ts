@@ -151,6 +151,27 @@ describe('one writer per file', () => {
     await fiber.dispose()
   })
 
+  test('a lock naming this process that this process does not hold is stale (a previous process with the same pid)', async () => {
+    const dir = await tempDir()
+    const path = join(dir, 's.jsonl')
+    await writeFile(`${path}.lock`, `${process.pid}\n`)
+    const { session, fiber } = await open(path)
+    expect(session.events()).toEqual([])
+    await fiber.dispose()
+    expect(existsSync(`${path}.lock`)).toBe(false)
+  })
+
+  test('two Contexts opening one file at the same moment: exactly one wins', async () => {
+    const dir = await tempDir()
+    const path = join(dir, 's.jsonl')
+    const outcomes = await Promise.allSettled([open(path), open(path), open(path)])
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1)
+    for (const o of outcomes) {
+      if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(SessionLogLockedError)
+      else await o.value.fiber.dispose()
+    }
+  })
+
   test('a lock held by a live process is refused, naming that pid', async () => {
     const dir = await tempDir()
     const path = join(dir, 's.jsonl')
