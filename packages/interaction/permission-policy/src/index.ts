@@ -68,20 +68,25 @@ export class PermissionRules {
 
 export function apply(ctx: Context, config: Config) {
   const rules = new PermissionRules(config.rules, config.default)
+  const can = (decision: Decision) => config.default === decision || config.rules.some((rule) => rule.decision === decision)
   // Denials are guards: nothing registered later, before or after can turn them into permission.
-  ctx.tools.guard((exec) => {
-    const verdict = rules.verdict(exec)
-    return verdict.decision === 'deny' ? verdict.message : undefined
-  })
-  ctx.on('tools/pre-execute', async (exec, next) => {
-    const verdict = rules.verdict(exec)
-    if (verdict.decision !== 'ask') return next()
-    // Inner listeners still get their say: a denial from one of them beats our ask.
-    const inner = await next()
-    if (inner.kind === 'deny') return inner
-    const also = inner.kind === 'ask' && inner.reason ? `; ${inner.source} also asks: ${inner.reason}` : ''
-    return { kind: 'ask', reason: verdict.message + also }
-  })
+  if (can('deny')) {
+    ctx.tools.guard((exec) => {
+      const verdict = rules.verdict(exec)
+      return verdict.decision === 'deny' ? verdict.message : undefined
+    })
+  }
+  if (can('ask')) {
+    ctx.on('tools/pre-execute', async (exec, next) => {
+      const verdict = rules.verdict(exec)
+      if (verdict.decision !== 'ask') return next()
+      // Inner listeners still get their say: a denial from one of them beats our ask.
+      const inner = await next()
+      if (inner.kind === 'deny') return inner
+      const also = inner.kind === 'ask' && inner.reason ? `; ${inner.source} also asks: ${inner.reason}` : ''
+      return { kind: 'ask', reason: verdict.message + also }
+    })
+  }
 }
 
 export default { name, inject, Config, apply }

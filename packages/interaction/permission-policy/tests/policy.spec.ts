@@ -104,6 +104,13 @@ describe('ask rules', () => {
     expect(asked).toEqual([])
   })
 
+  test('when an inner listener also asks, one question carries both reasons', async () => {
+    const { ctx, run, asked } = await setup({ rules: [{ tool: 'shell', decision: 'ask' }] }, allowAll)
+    await ctx.plugin({ name: 'hooks', inject: ['tools'], apply: (ctx) => ctx.on('tools/pre-execute', async () => ({ kind: 'ask', reason: 'a hook wants a look' })) })
+    expect(await run('shell')).toMatchObject({ isError: false })
+    expect(asked.map((r) => [r.source, r.reason])).toEqual([['permission-policy', 'rule #1 (ask shell); hooks also asks: a hook wants a look']])
+  })
+
   test('without an approval service an ask denies and says so', async () => {
     const { run, ran } = await setup({ rules: [{ tool: 'shell', decision: 'ask' }] })
     const result = await run('shell')

@@ -68,6 +68,7 @@ export class TtyResponder {
   /** Denies everything pending and lets go of the input, for good. */
   close(reason: string) {
     this.closed ??= reason
+    if (this.current) this.write(`\n  → not answered: ${clean(reason)}\n`)
     const jobs = this.current ? [this.current, ...this.queue] : [...this.queue]
     this.queue.length = 0
     this.current = undefined
