@@ -57,4 +57,5 @@ export function apply(ctx: Context, config: Config) {
   })
 }
 
-export default { name, inject, Config, apply }
+// cordis types `ctx.plugin(plugin, config)` from apply's parameter: callers pass the input, defaults optional.
+export default { name, inject, Config, apply: apply as (ctx: Context, config?: z.input<typeof Config>) => void }

@@ -124,6 +124,6 @@ describe('plugin lifecycle', () => {
       name: 'ValidationError', message: expect.stringContaining('pattern "(unclosed" is not a valid JavaScript regular expression'),
     })
     await expect(ctx.plugin(RedactSecrets, { patterns: ['x*'] })).rejects.toThrow(/pattern "x\*" matches the empty string/)
-    await expect(ctx.plugin(RedactSecrets, { replacement: 42 })).rejects.toThrow(/replacement must be a string/)
+    await expect(ctx.plugin(RedactSecrets, { replacement: 42 } as any)).rejects.toThrow(/replacement must be a string/)
   })
 })

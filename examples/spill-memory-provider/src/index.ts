@@ -20,4 +20,5 @@ export function apply(ctx: Context, config: Config) {
   new MemorySpill(ctx, config)
 }
 
-export default { name, Config, apply }
+// cordis types `ctx.plugin(plugin, config)` from apply's parameter: callers pass the input, defaults optional.
+export default { name, Config, apply: apply as (ctx: Context, config?: z.input<typeof Config>) => void }

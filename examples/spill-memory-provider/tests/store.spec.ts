@@ -134,7 +134,7 @@ describe('limits and lifecycle', () => {
   test('a bad config is refused with a clear message', async () => {
     const ctx = new Context()
     await expect(ctx.plugin(SpillMemory, { maxTotalBytes: -1 })).rejects.toThrow(/maxTotalBytes must be a positive number of bytes/)
-    await expect(ctx.plugin(SpillMemory, { dir: '/tmp' })).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringMatching(/dir/) })
+    await expect(ctx.plugin(SpillMemory, { dir: '/tmp' } as any)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringMatching(/dir/) })
     expect(ctx.get('spill')).toBeUndefined()
   })
 })

@@ -1,0 +1,19 @@
+import type { Context } from 'cordis'
+import type {} from '@dshkit/tools' // the types of ctx.tools and the tools/* events
+
+export default {
+  name: 'ask-lockfiles',
+  inject: ['tools'],
+  apply(ctx: Context) {
+    ctx.on('tools/pre-execute', async (exec, next) => {
+      // Use the footprint the tool declares, so any writing tool is covered, not just fs_write.
+      const declared = ctx.tools.get(exec.name)?.fsAccess?.(exec.arguments) ?? []
+      const lockfile = declared.find((a) => a.access === 'write' && a.path.endsWith('.lock'))
+      if (!lockfile) return next()
+      // Let inner listeners speak first: their denial beats our question.
+      const inner = await next()
+      if (inner.kind === 'deny') return inner
+      return { kind: 'ask', reason: `${exec.name} would rewrite the lockfile ${lockfile.path}` }
+    })
+  },
+}
