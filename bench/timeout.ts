@@ -4,9 +4,8 @@
 // long-lived caller signal reused across calls (what AbortSignal.any would retain).
 import { Context } from 'cordis'
 import { z } from 'zod'
-// Root has no workspace dependencies, so the built packages are imported from their lib/.
-import Tools, { type ToolDefinition } from '../packages/core/tools/lib/index.js'
-import TimeoutPolicy from '../packages/guard/timeout-policy/lib/index.js'
+import Tools, { type ToolDefinition } from '@dshkit/tools'
+import TimeoutPolicy from '@dshkit/timeout-policy'
 import { compare, machine, table } from './lib/measure.js'
 
 const log = (message: string) => process.stderr.write(`timeout: ${message}\n`)

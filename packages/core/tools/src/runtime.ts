@@ -25,6 +25,11 @@ export type Config = z.infer<typeof Config>
 /** The `tools` service: registry, guards and the execution pipeline. */
 export class ToolRuntime extends Service {
   private readonly state: PipelineState
+  /**
+   * Live name → definition view for hot paths: reading a plain property skips the per-call method
+   * proxy cordis builds for `get()` (~20 µs), so wrappers look definitions up here.
+   */
+  readonly definitions: ReadonlyMap<string, ToolDefinition> = new Map()
   /** Runs one call through the pipeline. Never throws; resolves to one deep-frozen result. */
   readonly execute: (input: ExecuteInput) => Promise<ToolExecutionResult>
   private readonly schemaCache = new WeakMap<ToolDefinition, Record<string, unknown>>()
@@ -49,10 +54,14 @@ export class ToolRuntime extends Service {
     const taken = tools.get(def.name)
     if (taken) throw new Error(`tool "${def.name}" is already registered by ${taken.source}; tool names must be unique`)
     const entry: RegisteredTool = { def, source: this.ctx.fiber.name }
+    const definitions = this.definitions as Map<string, ToolDefinition>
     const dispose = this.ctx.effect(() => {
       tools.set(def.name, entry)
+      definitions.set(def.name, def)
       return () => {
-        if (tools.get(def.name) === entry) tools.delete(def.name)
+        if (tools.get(def.name) !== entry) return
+        tools.delete(def.name)
+        definitions.delete(def.name)
       }
     }, `tools.register(${def.name})`)
     return () => void dispose()
