@@ -2,9 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, test } from 'vitest'
-// Not dependencies of this package: the real spill plugins, from source, to check the composition.
-import SpillLocal from '../../../spill/spill-local/src/index.js'
-import SpillPolicy from '../../../spill/spill-policy/src/index.js'
+import SpillLocal from '@dshkit/spill-local'
+import SpillPolicy from '@dshkit/spill-policy'
 import Pruner from '../src/index.js'
 import { textOf, withTools } from './helpers.js'
 

@@ -8,5 +8,7 @@ export const Config = z.object({
   dir: z.string().min(1, 'dir must be a directory path, or left out for a private per-process temp dir').optional(),
   maxTotalBytes: z.number().int().positive('maxTotalBytes must be a positive number of bytes').default(DEFAULT_MAX_TOTAL_BYTES),
   ttlMs: z.number().int().min(0, 'ttlMs must be 0 (never expire) or a positive number of milliseconds').default(DEFAULT_TTL_MS),
+  /** fsync each spill before it is renamed into place; default: only for a configured dir, whose files outlive the process. */
+  fsync: z.boolean().optional(),
 }).strict().prefault({})
 export type Config = z.infer<typeof Config>

@@ -15,19 +15,25 @@ async function writeAll(handle: FileHandle, buf: Buffer, length: number) {
   }
 }
 
-/** Writes `text` as UTF-8 to `<dir>/.tmp-<id>` piece by piece, fsyncs, then renames it to `<dir>/<id>`. */
-export async function writeAtomic(dir: string, id: string, text: string): Promise<void> {
+/**
+ * Writes `text` as UTF-8 to `<dir>/.tmp-<id>` piece by piece, optionally fsyncs, then renames it
+ * to `<dir>/<id>`, so a reader never sees a partial file.
+ */
+export async function writeAtomic(dir: string, id: string, data: string | Buffer, bytes: number, fsync: boolean): Promise<void> {
   const temp = join(dir, `.tmp-${id}`)
   // 'wx' = O_CREAT | O_EXCL: never follows or reuses something already at that path.
+  // 0o600 under any umask is still owner-only.
   const handle = await open(temp, 'wx', 0o600)
   try {
-    await handle.chmod(0o600) // a umask can only narrow the mode; make it exact
-    // One reusable buffer: at most 3 bytes per UTF-16 unit (a surrogate pair is 4 bytes for 2 units).
-    const buf = Buffer.allocUnsafe(Math.min(text.length, CHUNK_CHARS) * 3)
-    for (const chunk of surrogateSafeChunks(text, CHUNK_CHARS)) {
-      await writeAll(handle, buf, buf.write(chunk, 0, 'utf8'))
+    if (typeof data !== 'string') await writeAll(handle, data, data.length)
+    else {
+      // One reusable buffer: at most 3 bytes per UTF-16 unit (a surrogate pair is 4 bytes for 2 units).
+      const buf = Buffer.allocUnsafe(Math.min(bytes, CHUNK_CHARS * 3))
+      for (const chunk of surrogateSafeChunks(data, CHUNK_CHARS)) {
+        await writeAll(handle, buf, buf.write(chunk, 0, 'utf8'))
+      }
     }
-    await handle.sync()
+    if (fsync) await handle.sync()
     await handle.close()
   } catch (error) {
     await handle.close().catch(noop)

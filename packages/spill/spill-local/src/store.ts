@@ -8,7 +8,7 @@ import {
   type SpillReadOptions, type SpillReadResult,
 } from '@dshkit/spill'
 import { DEFAULT_READ_LIMIT, type Config } from './config.js'
-import { grepFile, readPage, writeAtomic } from './files.js'
+import { CHUNK_CHARS, grepFile, readPage, writeAtomic } from './files.js'
 import { checkId, ID_PATTERN, newId } from './ids.js'
 
 const MAX_TOMBSTONES = 1000
@@ -48,7 +48,9 @@ export class LocalSpill extends SpillService {
   async put(text: string, options: SpillPutOptions = {}): Promise<SpillPutResult> {
     this.assertOpen()
     if (typeof text !== 'string') throw new TypeError(`spill.put() needs the output as a string, got ${quoteForMessage(text)}`)
-    const bytes = utf8Length(text)
+    // A small output is encoded once, here; a large one is measured now and encoded piece by piece.
+    const encoded = text.length <= CHUNK_CHARS ? Buffer.from(text, 'utf8') : undefined
+    const bytes = encoded?.length ?? utf8Length(text)
     const { maxTotalBytes } = this.config
     if (bytes > maxTotalBytes) {
       throw new SpillError('TOO_LARGE', `the output is ${bytes} bytes, more than spill-local's maxTotalBytes (${maxTotalBytes}); raise maxTotalBytes to keep outputs this large`)
@@ -60,7 +62,7 @@ export class LocalSpill extends SpillService {
     let dir = this.config.dir ?? 'a private temp directory'
     try {
       dir = await this.directory()
-      await writeAtomic(dir, id, text)
+      await writeAtomic(dir, id, encoded ?? text, bytes, this.config.fsync ?? this.config.dir !== undefined)
     } catch (error) {
       throw error instanceof SpillError ? error : storeFailure(`could not write a spill file in ${dir}`, error)
     } finally {

@@ -29,6 +29,7 @@ test.each([
   [{ ttlMs: 'soon' }, 'ttlMs'],
   [{ dir: '' }, 'dir'],
   [{ maxBytes: 10 }, 'maxBytes'],
+  [{ fsync: 'yes' }, 'fsync'],
 ])('bad config %j is a ValidationError naming %s', async (config, key) => {
   const ctx = new Context()
   const error = await Promise.resolve(ctx.plugin(SpillLocal, config as any)).catch((e) => e)

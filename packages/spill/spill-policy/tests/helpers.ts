@@ -6,8 +6,7 @@ import { promisify } from 'node:util'
 import { Context } from 'cordis'
 import Tools, { defineTool, type ToolExecutionResult } from '@dshkit/tools'
 import { z } from 'zod'
-// spill-local is not a dependency of spill-policy; the end-to-end tests use its source directly.
-import SpillLocal from '../../spill-local/src/index.js'
+import SpillLocal from '@dshkit/spill-local'
 import SpillPolicy from '../src/index.js'
 
 const run = promisify(execFile)
