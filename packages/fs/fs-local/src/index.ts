@@ -13,9 +13,12 @@ export const Config = z.object({
     .describe('Largest file (or slice of lines) one read may return; larger reads fail with FS_TOO_LARGE.'),
 }).prefault({})
 export type Config = z.infer<typeof Config>
+/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>
 
-export function apply(ctx: Context, config: Config) {
-  new LocalFs(ctx, config)
+export function apply(ctx: Context, config?: ConfigInput) {
+  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+  new LocalFs(ctx, Config.parse(config))
 }
 
 export default { name, Config, apply }

@@ -56,6 +56,8 @@ export async function readLines(file: FileHandle, window: LineWindow): Promise<T
       hasMore = true
       break
     }
+    // A short read of a regular file is its end; asking again would cost one more round trip.
+    if (bytesRead < CHUNK) break
   }
   if (!hasMore) hasMore = take(decoder.decode())
   const text = kept.join('')

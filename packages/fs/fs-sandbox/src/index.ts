@@ -22,8 +22,12 @@ export const Config = z.object({
     .describe('picomatch globs (dot: true) matched against the path relative to its root; an absolute glob matches the absolute path.'),
 }).prefault({})
 export type Config = z.infer<typeof Config>
+/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>
 
-export function apply(ctx: Context, config: Config) {
+export function apply(ctx: Context, input?: ConfigInput) {
+  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+  const config = Config.parse(input)
   const sandbox = new Sandbox(config)
   const logger = ctx.logger('fs-sandbox')
   sandbox.ready.then(undefined, (error) => logger.warn('a sandbox root could not be resolved; every file access will be denied: %s', error))

@@ -16,8 +16,9 @@ export const Config = z.strictObject({}, {
     : undefined,
 }).prefault({})
 export type Config = z.infer<typeof Config>
+export type ConfigInput = z.input<typeof Config>
 
-export function apply(ctx: Context) {
+export function apply(ctx: Context, _config?: ConfigInput) {
   // Held once: going through the context proxy on every call costs more than the call itself.
   const fs = ctx.fs
   for (const def of fsTools(() => fs)) ctx.tools.register(def)
