@@ -61,7 +61,7 @@ export async function bootConfigFile(ctx: Context, file: string): Promise<BootRe
 /** Boots already-parsed entries; `baseDir` is where package names resolve from. */
 export async function bootEntries(ctx: Context, raw: unknown[], { label = 'config', baseDir = process.cwd() } = {}): Promise<BootReport> {
   const problems: string[] = []
-  const prepared: { entry: Entry; display: string; plugin: Plugin }[] = []
+  const prepared: { entry: Entry & { id: string }; display: string; plugin: Plugin }[] = []
   const failures = new Map<string, unknown>()
   for (const [index, item] of raw.entries()) {
     const parsed = Entry.safeParse(item)
@@ -92,20 +92,47 @@ export async function bootEntries(ctx: Context, raw: unknown[], { label = 'confi
   for (const { entry, plugin } of prepared) loader.builtins[`dshkit:${entry.id}`] = plugin
   await loader.root.update(prepared.map(({ entry }) => ({ ...entry, name: `cordis:dshkit:${entry.id}` })) as any)
   await loader.await()
+  await settle(ctx)
   const loaded: string[] = []
   for (const { entry, display } of prepared) {
-    const fiber = [...loader.entries()].find((e) => e.options.id === entry.id)?.fiber
     if (failures.has(entry.id)) {
       problems.push(`${display}: failed to start: ${message(failures.get(entry.id))}`)
       loader.root.remove(entry.id)
-    } else if (fiber && fiber.state === 0) {
-      const missing = Object.keys(fiber.inject).filter((name) => ctx.get(name) === undefined)
-      problems.push(`${display}: waits for ${missing.map((n) => `"${n}"`).join(', ') || 'a service'} that no entry provides; add the plugin that provides it`)
     } else {
       loaded.push(entry.name)
     }
   }
+  problems.push(...stuckFibers(ctx).map((line) => `${label}: ${line}`))
   return { loaded, problems }
+}
+
+/** Waits until no plugin is loading, including plugins that entries plug themselves (bundles). */
+async function settle(ctx: Context) {
+  for (let round = 0; round < 100; round++) {
+    await new Promise((resolve) => setImmediate(resolve))
+    const tasks = fibers(ctx).map((fiber) => fiber.inertia).filter(Boolean)
+    if (!tasks.length) return
+    await Promise.allSettled(tasks)
+  }
+}
+
+function fibers(ctx: Context) {
+  return [...ctx.registry.values()].flatMap((runtime) => [...runtime.fibers])
+}
+
+/** Plugins that failed, or wait for a service nobody provides: one line each. */
+function stuckFibers(ctx: Context): string[] {
+  const lines: string[] = []
+  for (const fiber of fibers(ctx)) {
+    const error = (fiber as any)._error
+    if (error) {
+      lines.push(`plugin "${fiber.name}" failed to start: ${message(error)}`)
+    } else if (fiber.state === 0 /* PENDING */) {
+      const missing = Object.keys(fiber.inject).filter((name) => ctx.get(name) === undefined)
+      if (missing.length) lines.push(`plugin "${fiber.name}" waits for ${missing.map((n) => `"${n}"`).join(', ')}, which nothing provides; add the plugin that provides it`)
+    }
+  }
+  return lines
 }
 
 async function importPlugin(name: string, baseDir: string): Promise<Plugin | string> {

@@ -21,11 +21,11 @@ export { bootConfigFile, bootEntries, readConfigFile, type BootReport } from './
 
 /** `false` leaves the plugin out; anything else is that plugin's own config, checked by its own schema. */
 function part<S extends z.ZodType>(schema: S) {
-  return z.unknown().transform((value, ctx): z.output<S> | false => {
+  return z.unknown().optional().transform((value, ctx): z.output<S> | false => {
     if (value === false) return false
     const parsed = schema.safeParse(value)
     if (parsed.success) return parsed.data
-    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom', message: issue.message, path: issue.path } as any)
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as any)
     return z.NEVER
   })
 }

@@ -8,8 +8,9 @@ export interface Outcome {
   durationMs: number
 }
 
-const PREVIEW_LINES = 6
-const PREVIEW_WIDTH = 160
+const HEAD_LINES = 4
+const TAIL_LINES = 2
+const PREVIEW_WIDTH = 320
 
 /** Who decided, in words: "denied by fs-sandbox (listener)", "ran; content replaced by spill-policy". */
 export function verdict(result: ToolExecutionResult): string {
@@ -26,9 +27,11 @@ export function verdict(result: ToolExecutionResult): string {
 export function preview(result: ToolExecutionResult): string {
   const text = result.content.map((block) => block.type === 'text' ? block.text : `[image ${block.mimeType}]`).join('\n')
   const lines = text.split('\n')
-  const shown = lines.slice(0, PREVIEW_LINES).map((line) => line.length > PREVIEW_WIDTH ? `${line.slice(0, PREVIEW_WIDTH)}…` : line)
-  if (lines.length > PREVIEW_LINES) shown.push(`… ${lines.length - PREVIEW_LINES} more lines`)
-  return shown.map((line) => `    ${line}`).join('\n')
+  // Head and tail: a spill notice or an error summary usually sits at the end.
+  const shown = lines.length <= HEAD_LINES + TAIL_LINES + 1
+    ? lines
+    : [...lines.slice(0, HEAD_LINES), `… ${lines.length - HEAD_LINES - TAIL_LINES} more lines …`, ...lines.slice(-TAIL_LINES)]
+  return shown.map((line) => `    ${line.length > PREVIEW_WIDTH ? `${line.slice(0, PREVIEW_WIDTH)}…` : line}`).join('\n')
 }
 
 export function human(outcome: Outcome, file: string): string {
