@@ -43,3 +43,9 @@ export const hasLoneSurrogate = (s: string) => /[\ud800-\udbff](?![\udc00-\udfff
 export function emojiText(chars: number): string {
   return `a${'🎉'.repeat(Math.ceil(chars / 2))}`.slice(0, chars)
 }
+
+/** The value of a result that must have succeeded (a failure fails the test with its message). */
+export function valueOf(result: ToolExecutionResult): any {
+  if (result.isError) throw new Error(`expected success, got ${result.error.code}: ${result.error.message}`)
+  return result.value
+}

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, expect, test } from 'vitest'
 import SpillLocal from '@dshkit/spill-local'
 import SpillPolicy from '@dshkit/spill-policy'
 import Pruner from '../src/index.js'
-import { textOf, withTools } from './helpers.js'
+import { textOf, withTools, valueOf } from './helpers.js'
 
 let dir: string
 beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), 'pruner-spill-')) })
@@ -23,5 +23,5 @@ test.each([['pruner first'], ['spill-policy first']])('with spill-policy (%s) th
   expect(result.meta?.capped).toBeUndefined()
   const id = (result.meta?.spill as { id: string }).id
   const found = await call('spill_read', { id, grep: '^line 10000$' })
-  expect((found.value as any).matches).toEqual([{ line: 10_001, text: 'line 10000' }])
+  expect(valueOf(found).matches).toEqual([{ line: 10_001, text: 'line 10000' }])
 })

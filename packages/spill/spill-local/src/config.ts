@@ -12,3 +12,5 @@ export const Config = z.object({
   fsync: z.boolean().optional(),
 }).strict().prefault({})
 export type Config = z.infer<typeof Config>
+/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>

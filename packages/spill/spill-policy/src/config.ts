@@ -30,6 +30,8 @@ export const Config = z.object({
   }
 }).prefault({})
 export type Config = z.infer<typeof Config>
+/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>
 
 /** spill_read's page size: as configured, else 20,000 bytes or half the threshold, whichever is smaller. */
 export function readLimitOf(config: Config): number {

@@ -1,9 +1,9 @@
 import type { Context } from 'cordis'
-import { Config } from './config.js'
+import { Config, type ConfigInput } from './config.js'
 import { registerPolicy } from './policy.js'
 import { registerSpillRead } from './spill-read.js'
 
-export { Config, readLimitOf, MIN_THRESHOLD_BYTES, DEFAULT_THRESHOLD_BYTES, DEFAULT_READ_LIMIT_BYTES } from './config.js'
+export { Config, type ConfigInput, readLimitOf, MIN_THRESHOLD_BYTES, DEFAULT_THRESHOLD_BYTES, DEFAULT_READ_LIMIT_BYTES } from './config.js'
 export { BOUNDS_OUTPUT } from './policy.js'
 export { SPILL_READ } from './spill-read.js'
 export { buildPreview, type Cut, type Preview } from './preview.js'
@@ -11,7 +11,9 @@ export { buildPreview, type Cut, type Preview } from './preview.js'
 export const name = 'spill-policy'
 export const inject = ['tools']
 
-export function apply(ctx: Context, config: Config) {
+export function apply(ctx: Context, input?: ConfigInput) {
+  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+  const config = Config.parse(input)
   registerPolicy(ctx, config)
   registerSpillRead(ctx, config)
 }

@@ -103,3 +103,9 @@ export async function readAll(call: (name: string, args: unknown) => Promise<Too
   }
   return { text: pages.join(''), calls }
 }
+
+/** The value of a result that must have succeeded (a failure fails the test with its message). */
+export function valueOf(result: ToolExecutionResult): any {
+  if (result.isError) throw new Error(`expected success, got ${result.error.code}: ${result.error.message}`)
+  return result.value
+}

@@ -5,7 +5,7 @@ import { SpillError, SpillService, type SpillEntry, type SpillGrepResult, type S
 import type { ToolExecutionResult } from '@dshkit/tools'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { bytes, makeReadOnly, mixedText, readAll, removeDir, setup, tempDir, textOf } from './helpers.js'
+import { bytes, makeReadOnly, mixedText, readAll, removeDir, setup, tempDir, textOf, valueOf } from './helpers.js'
 
 let root: string
 beforeEach(async () => { root = await tempDir() })
@@ -37,7 +37,7 @@ describe('spilling', () => {
     const head = Buffer.from(text).subarray(0, Number(offset)).toString()
     expect(preview.startsWith(head)).toBe(true)
     const page = await call('spill_read', JSON.parse(args))
-    expect((page.value as any).offset).toBe(Number(offset))
+    expect(valueOf(page).offset).toBe(Number(offset))
     const { text: back, calls } = await readAll(call, id)
     // Pages of up to 20,000 bytes, a few bytes short when a page would end inside a character.
     expect(calls).toBeGreaterThanOrEqual(Math.ceil(bytes(text) / 20_000))
@@ -51,11 +51,11 @@ describe('spilling', () => {
     const result = await big(lines.join('\n'))
     const id = spillOf(result).id
     const found = await call('spill_read', { id, grep: 'FATAL: .* fire' })
-    expect(found.value).toEqual({ id, grep: 'FATAL: .* fire', matches: [{ line: 41_235, text: 'FATAL: disk on fire — ça brûle' }], truncated: false })
+    expect(valueOf(found)).toEqual({ id, grep: 'FATAL: .* fire', matches: [{ line: 41_235, text: 'FATAL: disk on fire — ça brûle' }], truncated: false })
     expect(textOf(found)).toContain('41235: FATAL: disk on fire — ça brûle')
     const many = await call('spill_read', { id, grep: '^ok line' })
-    expect((many.value as any).matches).toHaveLength(100)
-    expect((many.value as any).truncated).toBe(true)
+    expect(valueOf(many).matches).toHaveLength(100)
+    expect(valueOf(many).truncated).toBe(true)
     expect(textOf(many)).toContain('more lines match')
   })
 
@@ -256,13 +256,13 @@ describe('spill_read', () => {
     const id = spillOf(await big(text)).id
     const page = await call('spill_read', { id, limit: 1_000_000 })
     expect(page.meta?.spill).toBeUndefined()
-    expect((page.value as any).bytes).toBeLessThanOrEqual(1500)
+    expect(valueOf(page).bytes).toBeLessThanOrEqual(1500)
     expect(textOf(page)).toContain('limit capped at 1500 bytes')
-    expect(textOf(page)).toContain(`next: spill_read {"id":"${id}","offset":${(page.value as any).next}}`)
+    expect(textOf(page)).toContain(`next: spill_read {"id":"${id}","offset":${valueOf(page).next}}`)
     const grep = await call('spill_read', { id, grep: 'ascii' })
     expect(grep.meta?.spill).toBeUndefined()
     expect(bytes(textOf(grep))).toBeLessThanOrEqual(1500 + 300)
-    expect((grep.value as any).truncated).toBe(true)
+    expect(valueOf(grep).truncated).toBe(true)
   })
 
   test('is declared concurrency-safe and read-only (no filesystem footprint for fs-sandbox to check)', async () => {

@@ -48,13 +48,19 @@ export class LineGrep {
   /** Feeds the next chunk; returns false once enough matches are collected (the caller may stop reading). */
   push(chunk: string): boolean {
     if (this.truncated) return false
-    let start = 0
-    const text = this.pending + chunk
-    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-      if (!this.test(text.slice(start, nl))) return false
+    let nl = chunk.indexOf('\n')
+    // A chunk inside one long line is only appended: no rescan of what is already pending.
+    if (nl === -1) {
+      this.pending += chunk
+      return true
+    }
+    if (!this.test(this.pending + chunk.slice(0, nl))) return false
+    let start = nl + 1
+    for (nl = chunk.indexOf('\n', start); nl !== -1; nl = chunk.indexOf('\n', start)) {
+      if (!this.test(chunk.slice(start, nl))) return false
       start = nl + 1
     }
-    this.pending = text.slice(start)
+    this.pending = chunk.slice(start)
     return true
   }
 

@@ -10,6 +10,6 @@ export { Config }
 export const name = 'spill'
 
 /** Plugging the seam adds nothing: install a store such as @dshkit/spill-local for `ctx.spill`. */
-export function apply(_ctx: Context, _config: Config) {}
+export function apply(_ctx: Context, _config?: Config) {}
 
 export default { name, Config, apply }
