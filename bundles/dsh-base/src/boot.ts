@@ -40,8 +40,8 @@ export async function readConfigFile(file: string): Promise<{ entries: unknown[]
   const doc = parseDocument(text, { prettyErrors: false })
   if (doc.errors.length) {
     const [error] = doc.errors
-    const where = error.linePos?.[0] ? `:${error.linePos[0].line}:${error.linePos[0].col}` : ''
-    throw new Error(`${file}${where}: not valid YAML: ${error.message.split('\n')[0]}`)
+    const before = text.slice(0, error.pos[0]).split('\n')
+    throw new Error(`${file}:${before.length}:${before.at(-1)!.length + 1}: not valid YAML: ${error.message.split('\n')[0]}`)
   }
   const shape = File.safeParse(doc.toJS() ?? [])
   if (!shape.success) throw new Error(`${file}: ${shape.error.issues[0].message}`)
@@ -107,7 +107,7 @@ export async function bootEntries(ctx: Context, raw: unknown[], { label = 'confi
 }
 
 /** Waits until no plugin is loading, including plugins that entries plug themselves (bundles). */
-async function settle(ctx: Context) {
+export async function settle(ctx: Context) {
   for (let round = 0; round < 100; round++) {
     await new Promise((resolve) => setImmediate(resolve))
     const tasks = fibers(ctx).map((fiber) => fiber.inertia).filter(Boolean)

@@ -17,7 +17,7 @@ import SpillPolicy from '@dshkit/spill-policy'
 import Pruner from '@dshkit/compaction-tool-result-pruner'
 import Logger from '@cordisjs/plugin-logger'
 
-export { bootConfigFile, bootEntries, readConfigFile, type BootReport } from './boot.js'
+export { bootConfigFile, bootEntries, readConfigFile, settle, type BootReport } from './boot.js'
 
 /** `false` leaves the plugin out; anything else is that plugin's own config, checked by its own schema. */
 function part<S extends z.ZodType>(schema: S) {
