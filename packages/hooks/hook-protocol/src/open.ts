@@ -1,8 +1,9 @@
+import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { createHookBridge, type HookBridgeLogger } from './bridge.js'
 import { resolveToolNames, type ToolNameMap } from './mapping.js'
 import type { OnError } from './merge.js'
-import { loadHookSettings } from './settings.js'
+import { HookSettingsError, loadHookSettings } from './settings.js'
 
 export interface OpenHookBridgeOptions {
   /** Plugin name, used in sources and log lines. */
@@ -26,6 +27,10 @@ export interface OpenHookBridgeOptions {
 /** Loads the settings file (throwing a clear error when it is unusable) and builds the bridge. */
 export function openHookBridge(options: OpenHookBridgeOptions) {
   const projectDir = resolve(options.projectDir ?? process.cwd())
+  // Hooks run there; a missing dir would only show up later as every call failing to spawn.
+  if (!statSync(projectDir, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new HookSettingsError(`projectDir ${projectDir} is not a directory; hooks run there, so it must exist`)
+  }
   const settings = loadHookSettings(resolve(projectDir, options.configPath), options.label)
   const { logger } = options
   if (settings.ignoredEvents.length) {

@@ -13,7 +13,7 @@ const ToolName = z.union([
     arguments: z.record(z.string(), z.string()).optional(),
     paths: z.array(z.string()).optional(),
   }),
-])
+], { error: 'a toolNames entry is false or { name: "Write", arguments?: { file_path: "path" }, paths?: ["file_path"] }' })
 
 export const Config = z.object({
   configPath: z.string({ error: 'configPath is required: the Claude Code settings file whose hooks to run (e.g. ".claude/settings.json")' })
@@ -30,13 +30,10 @@ export type Config = z.infer<typeof Config>
 export function apply(ctx: Context, config: Config) {
   const sessionId = config.sessionId ?? randomUUID()
   const bridge = openHookBridge({
+    ...config,
     source: name,
     label: 'Claude Code settings',
-    configPath: config.configPath,
-    projectDir: config.projectDir,
-    onError: config.onError,
     askSupported: true,
-    toolNames: config.toolNames,
     env: (projectDir) => ({ CLAUDE_PROJECT_DIR: projectDir }),
     payload: (projectDir) => ({ session_id: sessionId, transcript_path: config.transcriptPath, cwd: projectDir }),
     logger: ctx.logger(name),

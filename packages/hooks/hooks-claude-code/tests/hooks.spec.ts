@@ -329,6 +329,8 @@ describe('plugin lifecycle', () => {
     const ctx = new Context()
     await expect(ctx.plugin(HooksClaudeCode, { configPath: 'missing.json', projectDir } as any))
       .rejects.toThrow(`cannot read the Claude Code settings file ${join(projectDir, 'missing.json')}: it does not exist`)
+    await expect(ctx.plugin(HooksClaudeCode, { configPath: '/etc/hostname', projectDir: join(projectDir, 'gone') } as any))
+      .rejects.toThrow(`projectDir ${join(projectDir, 'gone')} is not a directory`)
     const bad = await setup({ PreToolUse: [group('Write(', 'true')] }).catch((error: Error) => error)
     expect(bad).toBeInstanceOf(Error)
     expect((bad as Error).message).toMatch(/settings\.json is not usable: hooks\.PreToolUse\[0\]\.matcher matcher "Write\(" is neither/)

@@ -17,7 +17,9 @@ export const Config = z.object({
     .min(1, 'configPath must not be empty'),
   projectDir: z.string().min(1).optional(),
   onError: z.enum(['deny', 'allow']).default('deny'),
-  toolNames: z.record(z.string(), z.literal(false).or(Mapping)).default({}),
+  toolNames: z.record(z.string(), z.union([z.literal(false), Mapping], {
+    error: 'a toolNames entry is false or { name: "Bash", arguments?: { command: "cmd" }, paths?: [] }',
+  })).default({}),
   sessionId: z.string().min(1).optional(),
   transcriptPath: z.string().nullable().default(null),
 }).prefault({} as never) // so a plugin added with no config at all gets the configPath message

@@ -1,0 +1,67 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { openHookBridge } from '../src/index.js'
+import { tempDir } from './helpers.js'
+
+const silent = { warn: () => {}, info: () => {} }
+
+async function bridge(hooks: unknown, askSupported = true) {
+  const dir = await tempDir()
+  await writeFile(join(dir, 'hooks.json'), JSON.stringify({ hooks }))
+  return openHookBridge({
+    source: 'test', label: 'test hooks', configPath: 'hooks.json', projectDir: dir, onError: 'deny', askSupported,
+    payload: (cwd) => ({ cwd }), logger: silent,
+  })
+}
+
+const call = (name: string, args: unknown = {}) => ({ token: Symbol(name), callId: 'c1', name, arguments: args, signal: new AbortController().signal })
+const group = (matcher: string, command: string) => ({ matcher, hooks: [{ type: 'command', command }] })
+
+describe('createHookBridge / openHookBridge', () => {
+  test('a denial short-circuits: the inner listeners are not asked', async () => {
+    const { preExecute } = await bridge({ PreToolUse: [group('*', 'echo nope >&2; exit 2')] })
+    let asked = false
+    const decision = await preExecute(call('x'), async () => (asked = true, { kind: 'allow' as const }))
+    expect(decision).toEqual({ kind: 'deny', reason: 'nope', source: 'test: echo nope >&2; exit 2' })
+    expect(asked).toBe(false)
+  })
+
+  test('allow and no matching hook both defer to the inner listeners', async () => {
+    const { preExecute } = await bridge({ PreToolUse: [group('Read', 'exit 2'), group('x', `echo '{"decision":"approve"}'`)] })
+    const inner = { kind: 'deny' as const, reason: 'inner', source: 'inner' }
+    expect(await preExecute(call('x'), async () => inner)).toBe(inner)
+    expect(await preExecute(call('y'), async () => inner)).toBe(inner)
+  })
+
+  test('ask yields to an inner denial and otherwise asks', async () => {
+    const ask = `echo '{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"sure?"}}'`
+    const { preExecute } = await bridge({ PreToolUse: [group('*', ask)] })
+    expect(await preExecute(call('x'), async () => ({ kind: 'allow' as const }))).toEqual({ kind: 'ask', reason: 'sure?', source: `test: ${ask}` })
+    expect(await preExecute(call('x'), async () => ({ kind: 'deny' as const, reason: 'no' }))).toEqual({ kind: 'deny', reason: 'no' })
+  })
+
+  test('pre-hook context and ignored updatedInput reach the post decision of the same call only', async () => {
+    const out = `echo '{"hookSpecificOutput":{"additionalContext":"ctx","updatedInput":{"a":2}}}'`
+    const { preExecute, postExecute } = await bridge({ PreToolUse: [group('*', out)] })
+    const first = call('x')
+    await preExecute(first, async () => ({ kind: 'allow' as const }))
+    const result = { isError: false, value: 'v', content: [{ type: 'text', text: 'v' }] }
+    const accept = async () => ({ kind: 'accept' })
+    expect(await postExecute(call('x'), result, accept)).toEqual({ kind: 'accept' })
+    expect(await postExecute(first, result, accept)).toEqual({
+      kind: 'replace',
+      content: result.content,
+      additionalContexts: [{ source: `test: ${out}`, content: [{ type: 'text', text: 'ctx' }] }],
+      meta: { hooks: { ignoredUpdatedInput: [{ hook: out, updatedInput: { a: 2 } }] } },
+    })
+    expect(await postExecute(first, result, accept)).toEqual({ kind: 'accept' })
+  })
+
+  test('a missing project dir is a load error', async () => {
+    const dir = await tempDir()
+    expect(() => openHookBridge({
+      source: 't', label: 'l', configPath: 'h.json', projectDir: join(dir, 'nope'), onError: 'deny', askSupported: true, payload: () => ({}), logger: silent,
+    })).toThrow(`projectDir ${join(dir, 'nope')} is not a directory`)
+  })
+})
