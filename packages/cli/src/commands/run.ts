@@ -31,6 +31,7 @@ export async function run(options: RunOptions): Promise<number> {
   const onSigint = () => controller.signal.aborted ? process.exit(130) : controller.abort(new Error('interrupted (Ctrl-C)'))
   process.on('SIGINT', onSigint)
   const progress = startProgress(calls.length)
+  pauseProgressWhileAsking(ctx, progress)
   const values = new Map<string, unknown>()
   try {
     for (const segment of segments(calls)) {
@@ -108,13 +109,28 @@ function trackDurations(ctx: Context) {
   }
 }
 
+/** An approval prompt owns the terminal: no progress line is drawn over it. */
+function pauseProgressWhileAsking(ctx: Context, progress: ReturnType<typeof startProgress>) {
+  const approval = ctx.get('approval') as { respond?(handler: (request: any) => undefined): () => void } | undefined
+  if (typeof approval?.respond !== 'function') return
+  approval.respond((request) => {
+    progress.clear()
+    progress.asking.add(request.exec.callId)
+    return undefined // let the configured responder answer
+  })
+  ctx.on('tools/execute', (exec, next) => (progress.asking.delete(exec.callId), next()), { prepend: true })
+  ctx.on('tools/result', (exec) => void progress.asking.delete(exec.callId))
+}
+
 /** A progress line on stderr once a batch has run for more than a second. */
 function startProgress(total: number) {
   const begin = performance.now()
+  const asking = new Set<string>()
   let done = 0
   let shown = false
   const tty = process.stderr.isTTY
   const draw = () => {
+    if (asking.size) return
     const seconds = ((performance.now() - begin) / 1000).toFixed(1)
     const text = `dshkit: ${done}/${total} calls done, ${seconds} s`
     if (tty) process.stderr.write(`\r${text}\x1b[K`)
@@ -124,6 +140,7 @@ function startProgress(total: number) {
   const timer = setInterval(draw, 1000)
   timer.unref()
   return {
+    asking,
     tick: () => void done++,
     clear: () => {
       if (shown && tty) process.stderr.write('\r\x1b[K')

@@ -1,0 +1,208 @@
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+
+const bin = fileURLToPath(new URL('../lib/bin.js', import.meta.url))
+
+/** Runs the real built `dshkit` binary as a child process. */
+function dshkit(args: string[], options: { cwd?: string } = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => { stdout += chunk })
+    child.stderr.on('data', (chunk) => { stderr += chunk })
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+let dir: string
+beforeAll(async () => {
+  dir = await realpath(await mkdtemp(join(tmpdir(), 'dshkit-cli-')))
+  await writeFile(join(dir, 'hello.txt'), 'hello\nworld\n')
+})
+afterAll(() => rm(dir, { recursive: true, force: true }))
+
+describe('dshkit run (the bundled demo)', () => {
+  test('prints every outcome and who decided it, and exits 0', async () => {
+    const { code, stdout, stderr } = await dshkit(['run'])
+    expect(stderr).toMatch(/running the bundled demo in /)
+    expect(stdout).toMatch(/✓ demo\/calls\.jsonl:1 fs_read \[read-readme\] ok · \d+ ms\n {4}# acme-auth/)
+    expect(stdout).toMatch(/✗ demo\/calls\.jsonl:3 fs_read \[escape\] DENIED by fs-sandbox \(listener\).*\n.*outside the sandbox roots/)
+    expect(stdout).toMatch(/✗ demo\/calls\.jsonl:4 fs_read \[secrets\] DENIED by fs-sandbox \(listener\).*\n.*matches deny rule "\*\*\/\.env\*"/)
+    expect(stdout).toMatch(/✗ demo\/calls\.jsonl:5 fs_write \[edit-manifest\] DENIED by approval \(approval\).*\n.*permission-policy asked for approval .*no one can approve here/)
+    expect(stdout).toMatch(/✓ demo\/calls\.jsonl:6 fs_edit \[note\] ok/)
+    expect(stdout).toMatch(/✗ demo\/calls\.jsonl:7 wait_for_ci \[wait-ci\] TOOL_TIMEOUT by timeout-policy \(wrapper\).*\n.*timed out after 300 ms/)
+    expect(stdout).toMatch(/✓ demo\/calls\.jsonl:8 fs_read \[read-log\] ok, content replaced by spill-policy/)
+    expect(stdout).toMatch(/The full output is stored as spill sp_/)
+    expect(stdout).toMatch(/✓ demo\/calls\.jsonl:9 spill_read \[find-error\] ok.*\n.*\n.*1987: \[1987\] ERROR test: auth\/session\.spec\.ts/)
+    expect(code).toBe(0)
+  })
+
+  test('--json prints one parseable object per call with the decider', async () => {
+    const { code, stdout } = await dshkit(['run', '--json'])
+    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line))
+    const results = lines.filter((l) => l.type === 'result')
+    expect(results.map((r) => r.callId)).toEqual(['read-readme', 'list-src', 'escape', 'secrets', 'edit-manifest', 'note', 'wait-ci', 'read-log', 'find-error'])
+    expect(results.find((r) => r.callId === 'escape')).toMatchObject({ isError: true, error: { code: 'DENIED', source: 'fs-sandbox' }, decidedBy: 'listener' })
+    expect(results.find((r) => r.callId === 'read-log').meta.spill.id).toMatch(/^sp_/)
+    expect(code).toBe(0)
+  })
+})
+
+describe('dshkit run with bad input', () => {
+  test('each bad line is one error naming file and line; the other lines still run; exit 1', async () => {
+    const calls = join(dir, 'calls.jsonl')
+    await writeFile(calls, [
+      '{"callId": "ok-1", "name": "fs_read", "arguments": {"path": "hello.txt"}}',
+      '{"name": "fs_read", "arguments": ',
+      '{"name": "no_such_tool", "arguments": {}}',
+      '{"arguments": {}}',
+      '{"callId": "ok-2", "name": "fs_list", "arguments": {"path": "."}}',
+      '{"name": "spill_read", "arguments": {"id": {"$from": "nowhere", "path": "meta.spill.id"}}}',
+    ].join('\n'))
+    const { code, stdout, stderr } = await dshkit(['run', calls, '--root', dir])
+    const errors = stderr.split('\n').filter((line) => line.includes('calls.jsonl:'))
+    expect(errors).toEqual([
+      expect.stringMatching(/calls\.jsonl:2: not JSON/),
+      expect.stringMatching(/calls\.jsonl:4: needs a "name"/),
+      expect.stringMatching(/calls\.jsonl:3: unknown tool "no_such_tool"; available: /),
+      expect.stringMatching(/calls\.jsonl:6: refers to call "nowhere", which has not run before this line/),
+    ])
+    expect(stdout).toMatch(/✓ .*calls\.jsonl:1 fs_read \[ok-1\] ok/)
+    expect(stdout).toMatch(/✓ .*calls\.jsonl:5 fs_list \[ok-2\] ok/)
+    expect(stderr).not.toMatch(/\n\s+at /)
+    expect(code).toBe(1)
+  })
+
+  test('a missing calls file is one line and exit 1, no stack trace', async () => {
+    const { code, stderr, stdout } = await dshkit(['run', join(dir, 'nope.jsonl')])
+    expect(stderr.trim()).toMatch(/^dshkit: .*nope\.jsonl: cannot read calls file: no such file$/)
+    expect(stdout).toBe('')
+    expect(code).toBe(1)
+  })
+
+  test('a config with bad entries reports each in one line and still runs on the good ones', async () => {
+    const config = join(dir, 'cordis.yml')
+    await writeFile(config, [
+      'plugins:',
+      "  - name: '@dshkit/dsh-base'",
+      "  - name: '@acme/missing-plugin'",
+      "  - name: '@dshkit/retry-policy'",
+      '    config: { maxAttempts: -1 }',
+    ].join('\n'))
+    const calls = join(dir, 'one.jsonl')
+    await writeFile(calls, '{"name": "fs_read", "arguments": {"path": "hello.txt"}}\n')
+    const { code, stdout, stderr } = await dshkit(['run', calls, '--config', config, '--root', dir])
+    expect(stderr).toMatch(/cordis\.yml entry #2 \(@acme\/missing-plugin\): package "@acme\/missing-plugin" not found/)
+    expect(stderr).toMatch(/cordis\.yml entry #3 \(@dshkit\/retry-policy\): invalid config: maxAttempts/)
+    expect(stdout).toMatch(/fs_read \[line-1\] ok/)
+    expect(code).toBe(1)
+  })
+
+  test('a config that provides no tools is a boot failure: exit 1, one message', async () => {
+    const config = join(dir, 'empty.yml')
+    await writeFile(config, 'plugins: []\n')
+    const calls = join(dir, 'boot.jsonl')
+    await writeFile(calls, '{"name": "fs_list", "arguments": {"path": "."}}\n')
+    const { code, stderr } = await dshkit(['run', calls, '--config', config])
+    expect(stderr.trim()).toMatch(/^dshkit: .*empty\.yml: nothing provides "tools" and "loop"/)
+    expect(code).toBe(1)
+  })
+})
+
+describe('usage', () => {
+  test('no command or an unknown one prints usage and exits 2', async () => {
+    expect((await dshkit([])).code).toBe(2)
+    const unknown = await dshkit(['frobnicate'])
+    expect(unknown.stderr).toMatch(/unknown command "frobnicate"/)
+    expect(unknown.code).toBe(2)
+    const flag = await dshkit(['run', '--bogus'])
+    expect(flag.stderr).toMatch(/Unknown option '--bogus'/)
+    expect(flag.code).toBe(2)
+  })
+
+  test.each(['run', 'tools', 'log'])('%s --help explains the command and exits 0', async (command) => {
+    const { code, stdout } = await dshkit([command, '--help'])
+    expect(stdout).toMatch(new RegExp(`^dshkit ${command} `))
+    expect(code).toBe(0)
+  })
+})
+
+test('dshkit tools lists tools with their JSON Schemas', async () => {
+  const { code, stdout } = await dshkit(['tools', '--json', '--root', dir])
+  const schemas = JSON.parse(stdout)
+  expect(schemas.map((s: any) => s.name).sort()).toEqual(['fs_edit', 'fs_list', 'fs_read', 'fs_write', 'spill_read'])
+  expect(schemas.find((s: any) => s.name === 'fs_read').inputSchema).toMatchObject({ type: 'object', required: ['path'] })
+  expect(code).toBe(0)
+})
+
+describe('dshkit log', () => {
+  test('replays a log written by --log, and lists interrupted calls', async () => {
+    const log = join(dir, 'session.jsonl')
+    const calls = join(dir, 'log-calls.jsonl')
+    await writeFile(calls, '{"callId": "r1", "name": "fs_read", "arguments": {"path": "hello.txt"}}\n')
+    expect((await dshkit(['run', calls, '--root', dir, '--log', log])).code).toBe(0)
+    // What a crash leaves: a call recorded as started with no result.
+    await writeFile(log, (await readFile(log, 'utf8')) + JSON.stringify({ type: 'tool/call', callId: 'w1', name: 'fs_write', arguments: { path: 'x' }, time: new Date().toISOString() }) + '\n')
+    const before = await readFile(log, 'utf8')
+    const { code, stdout } = await dshkit(['log', log])
+    expect(stdout).toMatch(/→ .* fs_read \[r1\]/)
+    expect(stdout).toMatch(/✓ .* fs_read \[r1\] ok: hello/)
+    expect(stdout).toMatch(/3 events, 2 calls, 1 interrupted\n {2}interrupted: fs_write \[w1\]/)
+    expect(await readFile(log, 'utf8')).toBe(before)
+    expect(code).toBe(0)
+  })
+
+  test('a missing log is one line and exit 1', async () => {
+    const { code, stderr } = await dshkit(['log', join(dir, 'missing.jsonl')])
+    expect(stderr.trim()).toMatch(/^dshkit: .*missing\.jsonl: cannot read session log: no such file$/)
+    expect(code).toBe(1)
+  })
+})
+
+const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+})()
+
+describe.skipIf(!hasScript)('on a terminal (a real pseudo-terminal through util-linux script)', () => {
+  /** Runs dshkit under a pty and types `answer` once the approval prompt shows. */
+  function onTerminal(args: string[], answer: string) {
+    return new Promise<{ code: number | null; output: string }>((resolve) => {
+      const command = [process.execPath, bin, ...args].map((a) => `'${a}'`).join(' ')
+      const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] })
+      let output = ''
+      let answered = false
+      child.stdout.on('data', (chunk) => {
+        output += chunk
+        if (!answered && output.includes('[y]es / [n]o')) {
+          answered = true
+          child.stdin.write(answer)
+        }
+      })
+      child.on('close', (code) => resolve({ code, output }))
+    })
+  }
+
+  test.each([['y\n', /→ allowed[\s\S]*✓ .*fs_write \[w\] ok/, '{"x":1}'], ['n\n', /✗ .*fs_write \[w\] DENIED by approval/, '{}']])('an ask is put to the user: answer %j', async (answer, outcome, content) => {
+    const root = await mkdtemp(join(dir, 'tty-'))
+    await writeFile(join(root, 'package.json'), '{}')
+    const config = join(root, 'cordis.yml')
+    await writeFile(config, "plugins:\n  - name: '@dshkit/dsh-base'\n    config:\n      permission-policy:\n        rules: [{ tool: fs_write, decision: ask, reason: writes need a yes }]\n")
+    const calls = join(root, 'calls.jsonl')
+    await writeFile(calls, '{"callId": "w", "name": "fs_write", "arguments": {"path": "package.json", "content": "{\\"x\\":1}"}}\n')
+    const { code, output } = await onTerminal(['run', calls, '--config', config, '--root', root], answer)
+    expect(output).toMatch(/approval needed: fs_write\s+asked by {2}permission-policy: rule #1 \(ask fs_write\): writes need a yes/)
+    expect(output).toMatch(outcome)
+    expect(await readFile(join(root, 'package.json'), 'utf8')).toBe(content)
+    expect(code).toBe(0)
+  })
+})
