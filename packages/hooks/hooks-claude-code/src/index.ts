@@ -25,9 +25,13 @@ export const Config = z.object({
   transcriptPath: z.string().default(''),
 }).prefault({} as never) // so a plugin added with no config at all gets the configPath message
 export type Config = z.infer<typeof Config>
+/** What a user passes (defaults optional); cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>
 
 /** Runs the PreToolUse / PostToolUse hooks of a Claude Code settings file around every tool call. */
-export function apply(ctx: Context, config: Config) {
+export function apply(ctx: Context, input: ConfigInput) {
+  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+  const config = Config.parse(input)
   const sessionId = config.sessionId ?? randomUUID()
   const bridge = openHookBridge({
     ...config,

@@ -6,7 +6,7 @@ import { format } from 'node:util'
 import Tools, { defineTool } from '@dshkit/tools'
 import { Context } from 'cordis'
 import { z } from 'zod'
-import HooksClaudeCode, { type Config } from '../src/index.js'
+import HooksClaudeCode, { type ConfigInput } from '../src/index.js'
 
 export const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url))
 export const hook = (name: string, ...args: string[]) => [join(fixtures, name), ...args].join(' ')
@@ -23,7 +23,7 @@ export function group(matcher: string, ...commands: (string | { command: string;
  * A fresh context with the tools pipeline, three file tools that really touch a temp project
  * dir (named like tool-fs's), an `echo` tool, and the plugin reading `.claude/settings.json`.
  */
-export async function setup(hooks: Hooks, config: Partial<Config> = {}) {
+export async function setup(hooks: Hooks, config: Partial<ConfigInput> = {}) {
   const projectDir = config.projectDir ?? await tempProject()
   await mkdir(join(projectDir, '.claude'), { recursive: true })
   await writeFile(join(projectDir, '.claude/settings.json'), JSON.stringify({ hooks }))
@@ -61,7 +61,7 @@ export async function setup(hooks: Hooks, config: Partial<Config> = {}) {
       ctx.tools.register(defineTool({ name: 'echo', description: 'echo', parameters: z.object({ text: z.string() }), execute: ({ text }) => text }))
     },
   })
-  const fiber = ctx.plugin(HooksClaudeCode, { configPath: '.claude/settings.json', projectDir, ...config } as Config)
+  const fiber = ctx.plugin(HooksClaudeCode, { configPath: '.claude/settings.json', projectDir, ...config })
   await fiber
   let calls = 0
   const call = (name: string, args: unknown, signal?: AbortSignal) => ctx.tools.execute({ callId: `call-${++calls}`, name, arguments: args, signal })

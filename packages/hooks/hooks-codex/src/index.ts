@@ -24,12 +24,16 @@ export const Config = z.object({
   transcriptPath: z.string().nullable().default(null),
 }).prefault({} as never) // so a plugin added with no config at all gets the configPath message
 export type Config = z.infer<typeof Config>
+/** What a user passes (defaults optional); cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>
 
 /**
  * Runs the PreToolUse / PostToolUse hooks of a Codex hooks.json around every tool call.
  * Codex pre hooks can only deny, so `allow` and `ask` answers are ignored with a warning.
  */
-export function apply(ctx: Context, config: Config) {
+export function apply(ctx: Context, input: ConfigInput) {
+  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+  const config = Config.parse(input)
   const sessionId = config.sessionId ?? randomUUID()
   const bridge = openHookBridge({
     ...config,

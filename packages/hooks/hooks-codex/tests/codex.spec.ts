@@ -8,14 +8,14 @@ import Tools, { defineTool } from '@dshkit/tools'
 import { Context } from 'cordis'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import HooksCodex, { type Config } from '../src/index.js'
+import HooksCodex, { type ConfigInput } from '../src/index.js'
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url))
 const script = (file: string, ...args: string[]) => [join(fixtures, file), ...args].join(' ')
 const handlers = (matcher: string, ...commands: string[]) => ({ matcher, hooks: commands.map((command) => ({ type: 'command', command, timeout: 10 })) })
 
 /** A context with a `shell` tool that Codex hooks see as `Bash` (`tool_input.command`), plus this plugin. */
-async function codex(hooks: Record<string, unknown>, config: Partial<Config> = {}) {
+async function codex(hooks: Record<string, unknown>, config: Partial<ConfigInput> = {}) {
   const projectDir = config.projectDir ?? await mkdtemp(join(tmpdir(), 'hooks-codex-'))
   await mkdir(join(projectDir, '.codex'), { recursive: true })
   await writeFile(join(projectDir, '.codex/hooks.json'), JSON.stringify({ hooks }))
@@ -42,7 +42,7 @@ async function codex(hooks: Record<string, unknown>, config: Partial<Config> = {
     projectDir,
     toolNames: { shell: { name: 'Bash', arguments: { command: 'cmd' } } },
     ...config,
-  } as Config)
+  })
   await fiber
   let n = 0
   const run = (cmd: string, signal?: AbortSignal) => ctx.tools.execute({ callId: `c${++n}`, name: 'shell', arguments: { cmd }, signal })
