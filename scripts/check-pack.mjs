@@ -1,0 +1,222 @@
+#!/usr/bin/env node
+// Packs every publishable package with `pnpm pack`, installs the tarballs into a fresh project
+// outside the workspace, imports each one as ESM, type-checks a file importing them all, and boots
+// dsh-base from the installed tarballs. Exits non-zero with one line per problem.
+//
+//   node scripts/check-pack.mjs [--keep]     (needs `pnpm build` first)
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+
+const run = promisify(execFile)
+const repo = dirname(dirname(fileURLToPath(import.meta.url)))
+const keep = process.argv.includes('--keep')
+const log = (message) => process.stderr.write(`check-pack: ${message}\n`)
+
+class CheckError extends Error {}
+
+/** Runs a command; on failure throws a CheckError with what ran and the end of its output. */
+async function sh(what, file, args, options = {}) {
+  try {
+    return await run(file, args, { maxBuffer: 64 * 1024 * 1024, ...options })
+  } catch (error) {
+    const output = `${error.stdout ?? ''}\n${error.stderr ?? ''}`.trim().split('\n').slice(-40).join('\n')
+    throw new CheckError(`${what} failed (${file} ${args.join(' ')}):\n${output || error.message}`)
+  }
+}
+
+/** Publishable packages: packages/*\/*, packages/cli, bundles/*, examples/* — every one not private. */
+async function publishable() {
+  const dirs = []
+  const children = async (dir) => (await readdir(join(repo, dir), { withFileTypes: true }).catch(() => []))
+    .filter((entry) => entry.isDirectory()).map((entry) => join(dir, entry.name))
+  for (const group of await children('packages')) {
+    if (existsSync(join(repo, group, 'package.json'))) dirs.push(group)
+    else dirs.push(...await children(group))
+  }
+  dirs.push(...await children('bundles'), ...await children('examples'))
+  const found = []
+  for (const dir of dirs) {
+    const file = join(repo, dir, 'package.json')
+    if (!existsSync(file)) continue
+    const manifest = JSON.parse(await readFile(file, 'utf8'))
+    if (manifest.private) continue
+    found.push({ dir, manifest, folder: dir.split('/').pop() })
+  }
+  return found
+}
+
+function checkBuilt(packages) {
+  const missing = packages.filter(({ dir, manifest }) => {
+    const entry = manifest.exports?.['.']?.default ?? manifest.main ?? './lib/index.js'
+    return !existsSync(join(repo, dir, entry))
+  })
+  if (missing.length) {
+    throw new CheckError(`not built: ${missing.map((p) => p.manifest.name).join(', ')}; run \`pnpm build\` first`)
+  }
+}
+
+async function pack(packages, destination) {
+  const tarballs = []
+  // A few at a time: pnpm pack is quick, and the cli's prepack copies the demo in.
+  for (let i = 0; i < packages.length; i += 6) {
+    tarballs.push(...await Promise.all(packages.slice(i, i + 6).map(async ({ dir, manifest }) => {
+      const { stdout } = await sh(`pnpm pack of ${manifest.name}`, 'pnpm', ['pack', '--pack-destination', destination, '--json'], { cwd: join(repo, dir) })
+      const filename = JSON.parse(stdout).filename
+      if (!filename || !existsSync(filename)) throw new CheckError(`pnpm pack of ${manifest.name} reported no tarball`)
+      return filename
+    })))
+  }
+  return tarballs
+}
+
+/** The tarball's manifest must not leak workspace protocols (npm cannot install them). */
+async function checkManifests(tarballs) {
+  for (const tarball of tarballs) {
+    const { stdout } = await sh(`reading ${tarball}`, 'tar', ['-xzOf', tarball, 'package/package.json'])
+    const manifest = JSON.parse(stdout)
+    for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
+      for (const [name, range] of Object.entries(manifest[field] ?? {})) {
+        if (String(range).startsWith('workspace:')) throw new CheckError(`${manifest.name}: ${field}.${name} is still "${range}" in the tarball`)
+      }
+    }
+  }
+}
+
+function esmCheck(packages) {
+  return `import { Context } from 'cordis'
+const packages = ${JSON.stringify(packages.map(({ manifest, folder }) => ({ name: manifest.name, folder, bin: manifest.bin ?? null })))}
+const problems = []
+for (const { name, folder } of packages) {
+  let mod
+  try {
+    mod = await import(name)
+  } catch (error) {
+    problems.push(\`\${name}: import failed: \${error.message.split('\\n')[0]}\`)
+    continue
+  }
+  if (!Object.keys(mod).length) problems.push(\`\${name}: imports, but exports nothing\`)
+  const plugin = mod.default
+  if (plugin === undefined) continue // a library or seam (e.g. @dshkit/fs, @dshkit/hook-protocol)
+  if (typeof plugin !== 'function' && typeof plugin?.apply !== 'function') {
+    problems.push(\`\${name}: the default export is not a cordis plugin (a function, a class, or an object with apply)\`)
+    continue
+  }
+  if (plugin.name !== folder) problems.push(\`\${name}: the plugin's name is \${JSON.stringify(plugin.name)}, expected \${JSON.stringify(folder)}\`)
+  if (mod.name !== undefined && mod.name !== plugin.name) problems.push(\`\${name}: export name \${JSON.stringify(mod.name)} differs from the default export's name\`)
+  if (plugin.Config !== undefined && typeof plugin.Config?.['~standard']?.validate !== 'function') {
+    problems.push(\`\${name}: Config is not a Standard Schema\`)
+  }
+  if (plugin.inject !== undefined && !Array.isArray(plugin.inject) && typeof plugin.inject !== 'object') {
+    problems.push(\`\${name}: inject is neither a list nor an object\`)
+  }
+}
+// The composition must boot from the installed tarballs and run a real call.
+try {
+  const { default: DshBase } = await import('@dshkit/dsh-base')
+  const ctx = new Context()
+  await ctx.plugin(DshBase, { 'fs-sandbox': { roots: [process.cwd()] }, 'user-approval': { responder: 'headless' } })
+  for (let i = 0; i < 200 && !ctx.get('loop'); i++) await new Promise((resolve) => setImmediate(resolve))
+  const result = await ctx.tools.execute({ callId: 'pack-check', name: 'fs_read', arguments: { path: 'package.json' } })
+  if (result.isError) problems.push(\`@dshkit/dsh-base: fs_read through the installed tarballs failed: \${result.error.code} \${result.error.message}\`)
+  else if (!JSON.stringify(result.content).includes('pack-check-project')) problems.push('@dshkit/dsh-base: fs_read returned something else than package.json')
+} catch (error) {
+  problems.push(\`@dshkit/dsh-base: booting it from the tarballs failed: \${error?.message?.split('\\n')[0] ?? error}\`)
+}
+if (problems.length) {
+  console.log(problems.join('\\n'))
+  process.exit(1)
+}
+console.log(\`imported \${packages.length} packages\`)
+process.exit(0)
+`
+}
+
+function typeCheck(packages) {
+  const lines = packages.map(({ manifest }, i) => `import * as p${i} from '${manifest.name}'`)
+  return `${lines.join('\n')}
+import { Context } from 'cordis'
+import { z } from 'zod'
+import { defineTool, type ToolExecutionResult } from '@dshkit/tools'
+import type {} from '@dshkit/agent-loop'
+
+// Every module's types resolve, and the service augmentations reach cordis's Context.
+export const modules = [${packages.map((_, i) => `p${i}`).join(', ')}]
+export async function smoke(ctx: Context): Promise<ToolExecutionResult> {
+  ctx.tools.register(defineTool({ name: 'echo', description: 'echo', parameters: z.object({ text: z.string() }), execute: ({ text }) => text }))
+  const batch = await ctx.loop.executeToolCalls([{ callId: 'c1', name: 'echo', arguments: { text: 'hi' } }])
+  return batch.results[0]
+}
+`
+}
+
+async function main() {
+  const packages = await publishable()
+  if (!packages.length) throw new CheckError('found no publishable packages')
+  checkBuilt(packages)
+  const root = await mkdtemp(join(tmpdir(), 'dshkit-pack-check-'))
+  if (!relative(repo, root).startsWith('..')) throw new CheckError(`the temp dir ${root} is inside the repository`)
+  let ok = false
+  try {
+    const tarballs = join(root, 'tarballs')
+    const project = join(root, 'project')
+    await mkdir(tarballs)
+    await mkdir(project)
+    log(`packing ${packages.length} packages into ${tarballs}`)
+    const files = await pack(packages, tarballs)
+    await checkManifests(files)
+
+    log(`installing them into a fresh project at ${project}`)
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'pack-check-project', version: '1.0.0', private: true, type: 'module' }, null, 2))
+    const rootManifest = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'))
+    const typesNode = rootManifest.devDependencies?.['@types/node'] ?? '^20'
+    const npm = (args) => sh('npm install of the tarballs', 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...args, ...files, `@types/node@${typesNode}`], { cwd: project })
+    try {
+      await npm([])
+    } catch (error) {
+      const lines = error.message.split('\n')
+      const why = lines.find((line) => /notarget No matching|ERESOLVE/.test(line)) ?? lines.find((line) => /npm error/.test(line)) ?? lines[0]
+      log(`npm could not install with strict peer resolution (${why.replace(/^npm error /, '').trim()}); retrying with --legacy-peer-deps`)
+      await npm(['--legacy-peer-deps', 'cordis@4.0.0-rc.10']).catch((retry) => { throw new CheckError(`${error.message}\n(retry with --legacy-peer-deps: ${retry.message})`) })
+    }
+
+    log('importing every package as ESM and booting dsh-base')
+    await writeFile(join(project, 'check.mjs'), esmCheck(packages))
+    const esm = await sh('the ESM import check', process.execPath, ['check.mjs'], { cwd: project }).catch((error) => { throw new CheckError(error.message) })
+    log(esm.stdout.trim())
+
+    log('type-checking a file that imports every package')
+    await writeFile(join(project, 'check.ts'), typeCheck(packages))
+    await writeFile(join(project, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', strict: true, noEmit: true,
+        skipLibCheck: true, types: ['node'], lib: ['ES2023'],
+      },
+      files: ['check.ts'],
+    }, null, 2))
+    const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc')
+    await sh('tsc --noEmit on check.ts', process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project })
+
+    for (const { manifest } of packages) {
+      for (const [command] of Object.entries(manifest.bin ?? {})) {
+        const bin = join(project, 'node_modules', '.bin', command)
+        if (!existsSync(bin)) throw new CheckError(`${manifest.name}: its bin "${command}" was not installed`)
+        await sh(`${command} --help from the installed tarball`, bin, ['--help'], { cwd: project })
+      }
+    }
+    ok = true
+    log(`ok: ${packages.length} tarballs install outside the workspace, import as ESM and type-check`)
+  } finally {
+    if (keep || !ok) log(`kept ${root} for inspection`)
+    else await rm(root, { recursive: true, force: true })
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`check-pack: FAILED: ${error instanceof CheckError ? error.message : error?.stack ?? error}\n`)
+  process.exit(1)
+})
