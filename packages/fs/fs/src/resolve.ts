@@ -15,10 +15,13 @@ export function assertPath(path: unknown, what = 'path'): asserts path is string
  * Where an absolute path really lands on the local disk: every symlink followed (a dangling one
  * to where it would create its target), and the part that does not exist yet appended as written.
  * This is "realpath of the deepest existing ancestor + the remaining segments", symlink-aware.
+ * The path is normalized first, so `link/..` is the directory holding `link`, as `path.resolve` says.
  */
 export async function resolveRealPath(abs: string): Promise<string> {
   assertPath(abs)
   if (!nodePath.isAbsolute(abs)) throw new FsError('FS_INVALID_PATH', `resolveRealPath needs an absolute path, got ${abs}`, abs)
+  // `..` in the path asked for is lexical, as in `resolve()` and in what a provider opens; only `..` inside link targets is physical.
+  abs = nodePath.resolve(abs)
   try {
     return await realpath(abs)
   } catch (error) {

@@ -111,6 +111,8 @@ test('resolveRealPath follows symlinks (dangling ones too) and appends what does
   // `..` inside a link target is taken physically, after `out` is followed, as the kernel does it.
   expect(await resolveRealPath(join(root, 'physical-dotdot', 'zzz'))).toBe(join(root, 'dir', 'zzz'))
   expect(await resolveRealPath(join(root, 'dir', 'f.txt', 'below-a-file'))).toBe(join(root, 'dir', 'f.txt', 'below-a-file'))
+  // `..` in the path itself is lexical (what path.resolve and the provider use), not through the link.
+  expect(await resolveRealPath(`${root}/out/../dir/f.txt`)).toBe(join(root, 'dir', 'f.txt'))
   await expect(resolveRealPath(join(root, 'loop-a', 'x'))).rejects.toMatchObject({ code: 'FS_SYMLINK_LOOP' })
   await expect(resolveRealPath('relative/path')).rejects.toMatchObject({ code: 'FS_INVALID_PATH' })
 })
