@@ -13,7 +13,7 @@ import { machine, table } from './lib/measure.js'
 
 const MB = 1024 * 1024
 const SIZES = [1, 10, 50]
-const RUNS: Record<number, number> = { 1: 21, 10: 9, 50: 5 }
+const RUNS: Record<number, number> = { 1: 41, 10: 11, 50: 5 }
 const log = (message: string) => process.stderr.write(`spill: ${message}\n`)
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
 
