@@ -18,7 +18,8 @@ export function compileMatcher(matcher: string | undefined): ToolMatcher {
   }
   let regex: RegExp
   try {
-    regex = new RegExp(`^(?:${text})$`)
+    // Unanchored, as Claude Code and Codex test it: a ported matcher guards at least the tools it did there.
+    regex = new RegExp(text)
   } catch (error) {
     throw new SyntaxError(`matcher ${JSON.stringify(matcher)} is neither a tool name list nor a valid regex: ${(error as Error).message}`)
   }

@@ -23,10 +23,11 @@ describe('compileMatcher', () => {
     expect(['Read', 'Edits', ''].map(m)).toEqual([false, false, false])
   })
 
-  test('anything else is a regex over the whole name', () => {
-    const m = compileMatcher('Notebook.*|mcp__.*__write')
+  test('anything else is a regex tested unanchored, as the originals test it', () => {
+    const m = compileMatcher('^Notebook|__write$')
     expect(['NotebookEdit', 'mcp__github__write'].map(m)).toEqual([true, true])
     expect(['XNotebookEdit', 'mcp__github__write_file'].map(m)).toEqual([false, false])
+    expect(compileMatcher('Edit$')('MultiEdit')).toBe(true)
   })
 
   test('an invalid regex throws at compile time', () => {
