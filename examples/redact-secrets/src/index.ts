@@ -25,8 +25,12 @@ export const Config = z.object({
     .describe('What each secret is replaced with.'),
 }).strict().prefault({})
 export type Config = z.infer<typeof Config>
+/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>
 
-export function apply(ctx: Context, config: Config) {
+export function apply(ctx: Context, input?: ConfigInput) {
+  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+  const config = Config.parse(input)
   const patterns = [...config.builtin ? BUILTIN_PATTERNS : [], ...config.patterns.map(compileUserPattern)]
   const redact = (text: string) => redactText(text, patterns, config.replacement)
 
@@ -57,5 +61,4 @@ export function apply(ctx: Context, config: Config) {
   })
 }
 
-// cordis types `ctx.plugin(plugin, config)` from apply's parameter: callers pass the input, defaults optional.
-export default { name, inject, Config, apply: apply as (ctx: Context, config?: z.input<typeof Config>) => void }
+export default { name, inject, Config, apply }

@@ -15,10 +15,12 @@ export const Config = z.object({
     .default(64 * 1024),
 }).strict().prefault({})
 export type Config = z.infer<typeof Config>
+/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>
 
-export function apply(ctx: Context, config: Config) {
-  new MemorySpill(ctx, config)
+export function apply(ctx: Context, config?: ConfigInput) {
+  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+  new MemorySpill(ctx, Config.parse(config))
 }
 
-// cordis types `ctx.plugin(plugin, config)` from apply's parameter: callers pass the input, defaults optional.
-export default { name, Config, apply: apply as (ctx: Context, config?: z.input<typeof Config>) => void }
+export default { name, Config, apply }

@@ -17,9 +17,9 @@ export default {
   name: 'no-rm-rf',
   inject: ['tools'],
   Config,
-  // The input type keeps `ctx.plugin(plugin)` type-correct; cordis hands in the parsed config.
-  apply(ctx: Context, config: z.input<typeof Config>) {
-    const { tools } = config as z.output<typeof Config>
+  // Taking the input type keeps `ctx.plugin(plugin)` type-correct; parsing again is idempotent.
+  apply(ctx: Context, config?: z.input<typeof Config>) {
+    const { tools } = Config.parse(config)
     // A guard is synchronous and monotonic: it can only deny, and nothing after it can allow.
     ctx.tools.guard((exec) => {
       const command = (exec.arguments as { command?: unknown })?.command

@@ -10,9 +10,9 @@ export default {
   name: 'approve-listed',
   inject: ['approval'],
   Config,
-  // The input type keeps `ctx.plugin(plugin)` type-correct; cordis hands in the parsed config.
-  apply(ctx: Context, config: z.input<typeof Config>) {
-    const { tools } = config as z.output<typeof Config>
+  // Taking the input type keeps `ctx.plugin(plugin)` type-correct; parsing again is idempotent.
+  apply(ctx: Context, config?: z.input<typeof Config>) {
+    const { tools } = Config.parse(config)
     // Asked before the configured responder; `undefined` passes the ask on to the next one.
     ctx.approval.respond(({ exec }) => tools.includes(exec.name) ? { kind: 'allow' } : undefined)
   },
