@@ -228,7 +228,10 @@ export class LocalFs extends FsService {
         await mkdir(child).catch((error) => {
           if (error.code !== 'EEXIST') throw error
         })
-        const next = await open(child, pinFlags | O_DIRECTORY | O_NOFOLLOW)
+        const next = await open(child, pinFlags | O_DIRECTORY | O_NOFOLLOW).catch((error) => {
+          if (error.code !== 'ENOTDIR' && error.code !== 'ELOOP') throw error
+          throw new FsError('FS_NOT_A_DIRECTORY', `${nodePath.join(real, name)} changed while it was being created (it is not a directory now); nothing was written`, abs)
+        })
         await handle.close()
         handle = next
         if (!(await handle.stat()).isDirectory()) throw new FsError('FS_NOT_A_DIRECTORY', `${nodePath.join(real, name)} is not a directory`, abs)

@@ -83,3 +83,27 @@ test('a swap between the seam\'s own path check and the open is caught on the op
   expect(racerSaw).toEqual(['path'])
   expect(await snapshot(outside)).toEqual(before)
 })
+
+test('a symlink planted where a missing parent directory is about to be created is not followed', async () => {
+  const { ctx, run, at, outside } = await setup()
+  let planted = false
+  await ctx.plugin({
+    name: 'planter',
+    inject: ['fs'],
+    apply: (ctx: Context) => void ctx.fs.addCheck(async (request) => {
+      // After every check of the existing parent passed, before the provider creates `work/newdir`.
+      if (request.phase === 'descriptor' && !planted) {
+        planted = true
+        await symlink(outside, at('work', 'newdir'))
+      }
+    }),
+  })
+  const before = await snapshot(outside)
+  const result = await run('fs_write', { path: 'work/newdir/file.txt', content: 'escaped' })
+  expect(result).toMatchObject({
+    isError: true,
+    error: { code: 'TOOL_ERROR', message: `FS_NOT_A_DIRECTORY: ${at('work', 'newdir')} changed while it was being created (it is not a directory now); nothing was written` },
+  })
+  expect(planted).toBe(true)
+  expect(await snapshot(outside)).toEqual(before)
+})
