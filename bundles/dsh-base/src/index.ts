@@ -64,8 +64,12 @@ export const Config = z.preprocess(cwdFromSandbox, z.object({
     .describe('@cordisjs/plugin-logger config; off by default (see README)'),
 }).strict())
 export type Config = z.infer<typeof Config>
+/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>
 
-export function apply(ctx: Context, config: Config) {
+export function apply(ctx: Context, input?: ConfigInput) {
+  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+  const config = Config.parse(input)
   const use = (plugin: any, value: unknown) => {
     if (value !== false) ctx.plugin(plugin, value)
   }

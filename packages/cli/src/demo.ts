@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url'
 
 /** The bundled demo: packed next to lib/ as demo/, or examples/demo/ in the repository. */
 async function demoSource(): Promise<string> {
-  for (const candidate of ['../demo', '../../../examples/demo']) {
+  // The repository's copy first: packing creates and removes ../demo in place.
+  for (const candidate of ['../../../examples/demo', '../demo']) {
     const dir = fileURLToPath(new URL(candidate, import.meta.url))
     try {
       await access(join(dir, 'calls.jsonl'))

@@ -144,7 +144,7 @@ export function outcomeUnknown(call: ToolCallEvent): ToolResultEvent {
 /**
  * Provides `ctx.session` backed by `store` and waits until it has loaded and repaired, so
  * plugins that inject `session` only start once the log is ready. A store provider's `apply`
- * is usually just `(ctx, config) => provideSession(ctx, new MyStore(config))`.
+ * is `async apply(ctx, config) { await provideSession(ctx, new MyStore(config)) }`: resolving to the service instead would make cordis take it for a disposer.
  */
 export async function provideSession(ctx: Context, store: SessionStore): Promise<SessionService> {
   let session: SessionService

@@ -16,6 +16,8 @@ export const Config = z.object({
     .nonnegative('maxDelayMs must be 0 ms or more').max(MAX_MS, `maxDelayMs must be at most ${MAX_MS} ms`).default(5000),
 }).strict().prefault({})
 export type Config = z.infer<typeof Config>
+/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>
 
 /** Full jitter: a random wait in [0, min(maxDelayMs, baseDelayMs · 2^(retry-1))). */
 export function backoffDelay(retry: number, { baseDelayMs, maxDelayMs }: Pick<Config, 'baseDelayMs' | 'maxDelayMs'>, random = Math.random): number {
@@ -43,7 +45,9 @@ function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   })
 }
 
-export function apply(ctx: Context, config: Config) {
+export function apply(ctx: Context, input?: ConfigInput) {
+  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+  const config = Config.parse(input)
   // A plain map read, not a method call through cordis's per-access service proxy (~20 µs a lookup).
   const { definitions } = ctx.tools
   const { maxAttempts } = config

@@ -126,23 +126,23 @@ describe('never retried', () => {
   })
 
   test('an outer wrapper\'s signal aborting (a whole-call deadline) stops the retries', async () => {
-    const { def, runs } = flaky(99)
+    const deadline = new AbortController()
+    // The outer deadline passes while the first attempt fails: no clock involved, so no race.
+    const { def, runs } = flaky(99, { execute: () => { runs.push(performance.now()); deadline.abort(); throw new Error('network down') } })
     const { ctx, run } = await setup({ maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 20 }, def)
     await ctx.plugin({ name: 'deadline', inject: ['tools'], apply: (ctx) => ctx.on('tools/execute', async (exec, next) => {
       const before = exec.signal
-      const controller = new AbortController()
-      exec.signal = controller.signal
-      const timer = setTimeout(() => controller.abort(), 5)
+      exec.signal = deadline.signal
       try {
         return await next()
       } finally {
-        clearTimeout(timer)
         exec.signal = before
       }
     }, { prepend: true }) })
     expect(await run()).toMatchObject({ error: { code: 'TOOL_ERROR' }, meta: { attempts: 1 } })
     expect(runs).toHaveLength(1)
   })
+
 })
 
 const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)

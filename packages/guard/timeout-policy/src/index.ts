@@ -18,6 +18,8 @@ export const Config = z.object({
     .nonnegative('abandonAfterMs must be 0 ms or more').max(MAX_MS, `abandonAfterMs must be at most ${MAX_MS} ms`).optional(),
 }).strict().prefault({})
 export type Config = z.infer<typeof Config>
+/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>
 
 /** Why the wrapper's signal aborted: `run.signal.reason` in the body. */
 export class ToolTimeoutError extends Error {
@@ -30,7 +32,9 @@ export class ToolTimeoutError extends Error {
 const ABANDONED = Symbol('abandoned')
 const noop = () => {}
 
-export function apply(ctx: Context, config: Config) {
+export function apply(ctx: Context, input?: ConfigInput) {
+  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+  const config = Config.parse(input)
   // A plain map read, not a method call through cordis's per-access service proxy (~20 µs a lookup).
   const { definitions } = ctx.tools
   const { perTool, defaultMs, abandonAfterMs } = config

@@ -20,8 +20,12 @@ export const Config = z.object({
   output: z.custom<NodeJS.WritableStream>(isWritable, 'output must be a writable stream (pass it from code)').optional(),
 }).strict().prefault({})
 export type Config = z.infer<typeof Config>
+/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>
 
-export function apply(ctx: Context, config: Config) {
+export function apply(ctx: Context, input?: ConfigInput) {
+  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+  const config = Config.parse(input)
   new UserApproval(ctx, config)
 }
 
