@@ -5,8 +5,8 @@ import { Context } from 'cordis'
 import Tools, { type ToolExecutionResult } from '@dshkit/tools'
 import { expect } from 'vitest'
 // Sibling packages, by source: the sandbox is tested against the real provider and the real tools.
-import LocalFs from '../../fs-local/src/index.js'
-import ToolFs from '../../tool-fs/src/index.js'
+import LocalFs from '@dshkit/fs-local'
+import ToolFs from '@dshkit/tool-fs'
 import Sandbox from '../src/index.js'
 
 export const SECRET = 'CANARY-SECRET-4c1f'

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { Context } from 'cordis'
 import Tools from '@dshkit/tools'
 // The provider is a sibling package; tests use its source so they need no extra dependency.
-import LocalFs from '../../fs-local/src/index.js'
+import LocalFs from '@dshkit/fs-local'
 import ToolFs from '../src/index.js'
 
 export async function setup(fsConfig: Record<string, unknown> = {}) {

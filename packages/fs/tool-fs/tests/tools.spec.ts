@@ -2,7 +2,7 @@ import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { Context, ValidationError } from 'cordis'
 import Tools from '@dshkit/tools'
 import { expect, test } from 'vitest'
-import LocalFs from '../../fs-local/src/index.js'
+import LocalFs from '@dshkit/fs-local'
 import ToolFs from '../src/index.js'
 import { setup } from './helpers.js'
 
