@@ -25,22 +25,5 @@ export function textChars(content: readonly ContentBlock[]): number {
   return Math.max(chars, 0)
 }
 
-export function joinText(content: readonly ContentBlock[]): string {
-  const texts: string[] = []
-  for (const block of content) if (block.type === 'text') texts.push(block.text)
-  return texts.length === 1 ? texts[0] : texts.join('\n')
-}
-
-/** One text block in place of the first, other text blocks dropped, images kept where they were. */
-export function withText(content: readonly ContentBlock[], text: string): ContentBlock[] {
-  const out: ContentBlock[] = []
-  let placed = false
-  for (const block of content) {
-    if (block.type !== 'text') out.push(block)
-    else if (!placed) {
-      out.push({ type: 'text', text })
-      placed = true
-    }
-  }
-  return out
-}
+// Shared with every content-rewriting plugin, so they agree on what "the text" of a result is.
+export { joinText, replaceText as withText } from '@dshkit/tools'

@@ -2,7 +2,7 @@ import type { Context, Logger } from 'cordis'
 import type { SpillService } from '@dshkit/spill'
 import { utf8Length } from '@dshkit/spill'
 import {
-  applyPostDecision, type ContentBlock, type JsonValue, type PostToolDecision, type ToolExecution,
+  applyPostDecision, joinText, replaceText, type ContentBlock, type JsonValue, type PostToolDecision, type ToolExecution,
   type ToolExecutionResult,
 } from '@dshkit/tools'
 import { readLimitOf, type Config } from './config.js'
@@ -27,25 +27,7 @@ function textSize(content: readonly ContentBlock[]): number {
   return Math.max(bytes, 0)
 }
 
-function joinText(content: readonly ContentBlock[]): string {
-  const texts: string[] = []
-  for (const block of content) if (block.type === 'text') texts.push(block.text)
-  return texts.length === 1 ? texts[0] : texts.join('\n')
-}
 
-/** The preview takes the place of the first text block; image blocks stay where they were. */
-function withPreview(content: readonly ContentBlock[], text: string): ContentBlock[] {
-  const out: ContentBlock[] = []
-  let placed = false
-  for (const block of content) {
-    if (block.type !== 'text') out.push(block)
-    else if (!placed) {
-      out.push({ type: 'text', text })
-      placed = true
-    }
-  }
-  return out
-}
 
 export function registerPolicy(ctx: Context, config: Config) {
   const logger = ctx.logger('spill-policy')
@@ -89,7 +71,7 @@ export function registerPolicy(ctx: Context, config: Config) {
     const bounded = await bound(exec, joinText(effective.content), total, threshold, effective.isError)
     const replaced: PostToolDecision = {
       kind: 'replace',
-      content: withPreview(effective.content, bounded.text),
+      content: replaceText(effective.content, bounded.text),
       meta: { ...(decision.kind === 'replace' ? decision.meta : undefined), spill: bounded.meta },
     }
     if (decision.additionalContexts) replaced.additionalContexts = decision.additionalContexts
