@@ -44,13 +44,16 @@ interface Batch {
 /** The `loop` service: runs a model's tool calls through `ctx.tools`, recording each in `ctx.session`. */
 export class AgentLoop extends Service {
   // Held directly: the fiber restarts if either service is replaced, and the hot path skips cordis proxies.
-  private readonly tools: ToolRuntime
+  private readonly definitions: ToolRuntime['definitions']
+  private readonly execute: ToolRuntime['execute']
   private readonly session: SessionService
   private readonly logger: Logger
 
   constructor(ctx: Context, readonly config: Config) {
     super(ctx, 'loop')
-    this.tools = ctx.tools
+    // Plain values, read once: a method call through the service proxy costs more than a no-op call.
+    this.definitions = ctx.tools.definitions
+    this.execute = ctx.tools.execute
     this.session = ctx.session
     this.logger = ctx.logger('agent-loop')
   }
@@ -74,7 +77,7 @@ export class AgentLoop extends Service {
   /** End (exclusive) of the group starting at `start`: a run of safe calls, or the one unsafe call alone. */
   private async groupEnd(calls: PlannedCall[], start: number) {
     let end = start
-    while (end < calls.length && await isConcurrencySafe(this.tools.get(calls[end].name), calls[end].arguments)) end++
+    while (end < calls.length && await isConcurrencySafe(this.definitions.get(calls[end].name), calls[end].arguments)) end++
     return Math.max(end, start + 1)
   }
 
@@ -110,7 +113,7 @@ export class AgentLoop extends Service {
       const message = `${call.name} was not run: the session log could not record the call first (${(error as Error)?.message ?? error})`
       return deepFreeze(toolFailure('PIPELINE_ERROR', message, 'agent-loop'))
     }
-    return this.tools.execute({ callId: call.callId, name: call.name, arguments: call.arguments, signal })
+    return this.execute({ callId: call.callId, name: call.name, arguments: call.arguments, signal })
   }
 
   private async recordResult(batch: Batch, index: number, result: ToolExecutionResult) {
