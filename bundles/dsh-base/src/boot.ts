@@ -58,6 +58,8 @@ export async function bootConfigFile(ctx: Context, file: string): Promise<BootRe
   return bootEntries(ctx, entries, { label: file, baseDir })
 }
 
+let entryCount = 0
+
 /** Boots already-parsed entries; `baseDir` is where package names resolve from. */
 export async function bootEntries(ctx: Context, raw: unknown[], { label = 'config', baseDir = process.cwd() } = {}): Promise<BootReport> {
   const problems: string[] = []
@@ -70,7 +72,7 @@ export async function bootEntries(ctx: Context, raw: unknown[], { label = 'confi
       problems.push(`${display}: ${parsed.error.issues.map((i) => i.message).join('; ')}`)
       continue
     }
-    const entry = { ...parsed.data, id: parsed.data.id ?? `e${index + 1}` }
+    const entry = { ...parsed.data, id: parsed.data.id ?? `e${++entryCount}` }
     if (entry.disabled) continue
     const loaded = await importPlugin(entry.name, baseDir)
     if (typeof loaded === 'string') {
@@ -90,7 +92,8 @@ export async function bootEntries(ctx: Context, raw: unknown[], { label = 'confi
   }
   const loader = ctx.get('loader')!
   for (const { entry, plugin } of prepared) loader.builtins[`dshkit:${entry.id}`] = plugin
-  await loader.root.update(prepared.map(({ entry }) => ({ ...entry, name: `cordis:dshkit:${entry.id}` })) as any)
+  // Added to what an earlier boot loaded: the loader's update replaces the whole list.
+  await loader.root.update([...loader.root.data, ...prepared.map(({ entry }) => ({ ...entry, name: `cordis:dshkit:${entry.id}` }))] as any)
   await loader.await()
   await settle(ctx)
   const loaded: string[] = []

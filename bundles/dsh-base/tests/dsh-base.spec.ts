@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import { z } from 'zod'
-import DshBase, { bootConfigFile, settle } from '../src/index.js'
+import DshBase, { bootConfigFile, bootEntries, settle } from '../src/index.js'
 
 const yml = fileURLToPath(new URL('../cordis.yml', import.meta.url))
 const services = ['tools', 'session', 'loop', 'fs', 'approval', 'spill', 'toolResultPruner']
@@ -129,4 +129,12 @@ test('an unreadable or malformed cordis.yml throws one line naming the file', as
   await expect(bootConfigFile(ctx, file)).rejects.toThrow(/broken\.yml:\d+:\d+: not valid YAML/)
   await writeFile(file, 'plugins: 42\n')
   await expect(bootConfigFile(ctx, file)).rejects.toThrow(/broken\.yml: expected a list of plugin entries, or a mapping with a "plugins" list/)
+})
+
+test('booting twice adds to what the first boot loaded', async () => {
+  await bootEntries(ctx, [{ name: '@dshkit/tools' }])
+  const report = await bootEntries(ctx, [{ name: '@dshkit/session' }])
+  expect(report.problems).toEqual([])
+  expect(ctx.get('tools')).toBeDefined()
+  expect(ctx.get('session')).toBeDefined()
 })
