@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { log } from './commands/log.js'
@@ -38,6 +39,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0
   }
   try {
+    if (values.root) await checkDirectory(values.root)
     switch (command) {
       case 'run': {
         if (rest.length > 1) throw new UsageError('run takes at most one CALLS.jsonl file')
@@ -60,6 +62,12 @@ export async function main(argv: string[]): Promise<number> {
     return 1
   }
   return 2
+}
+
+/** A sandbox root that does not exist would deny every call; say so before booting. */
+async function checkDirectory(dir: string) {
+  const info = await stat(dir).catch(() => undefined)
+  if (!info?.isDirectory()) throw new Error(`--root ${dir}: ${info ? 'not a directory' : 'no such directory'}; pass the workspace folder the tools may use`)
 }
 
 function usage(message: string) {

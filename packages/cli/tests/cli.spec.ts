@@ -103,6 +103,13 @@ describe('dshkit run with bad input', () => {
     expect(code).toBe(1)
   })
 
+  test('a --root that does not exist is one line and exit 1, before anything runs', async () => {
+    const { code, stderr, stdout } = await dshkit(['run', join(dir, 'hello.txt'), '--root', join(dir, 'no-such-dir')])
+    expect(stderr.trim()).toMatch(/^dshkit: --root .*no-such-dir: no such directory; pass the workspace folder the tools may use$/)
+    expect(stdout).toBe('')
+    expect(code).toBe(1)
+  })
+
   test('a config that provides no tools is a boot failure: exit 1, one message', async () => {
     const config = join(dir, 'empty.yml')
     await writeFile(config, 'plugins: []\n')
