@@ -58,7 +58,8 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) return usage(error.message)
     // A user mistake (bad file, bad config) is one line, no stack trace.
-    process.stderr.write(`dshkit: ${(error as Error).message}\n`)
+    if (process.env.DSHKIT_DEBUG) console.error(error)
+    for (const line of String((error as Error)?.message ?? error).split('\n')) process.stderr.write(`dshkit: ${line}\n`)
     return 1
   }
   return 2

@@ -36,9 +36,15 @@ export class BootError extends Error {}
 /** Boots dsh-base (or a cordis.yml); each bad entry is one line in `problems`; no tools/loop is a BootError. */
 export async function bootRuntime(options: BootOptions) {
   const ctx = new Context()
+  let booting = true
   ctx.logger.exporter({
     export(message) {
-      if (message.type === 'warn' || message.type === 'error') process.stderr.write(`dshkit: ${message.type} [${message.name}] ${format(...message.args)}\n`)
+      if (message.type !== 'warn' && message.type !== 'error') return
+      const [first] = message.args
+      // cordis logs a plugin that fails to start; during boot that is reported as a problem line instead.
+      if (booting && message.type === 'error' && first instanceof Error && message.args.length === 1) return
+      const args = message.args.map((arg) => arg instanceof Error && !process.env.DSHKIT_DEBUG ? arg.message : arg)
+      process.stderr.write(`dshkit: ${message.type} [${message.name}] ${format(...args)}\n`)
     },
   })
   let entries: unknown[] = [{ name: '@dshkit/dsh-base', config: {} }]
@@ -51,6 +57,7 @@ export async function bootRuntime(options: BootOptions) {
     options = { ...options, root: options.root ?? process.cwd() }
   }
   const report = await bootEntries(ctx, entries.map((entry) => patch(entry, options)), source)
+  booting = false
   const missing = ['tools', 'loop'].filter((service) => !ctx.get(service))
   if (missing.length) {
     const why = report.problems.length ? report.problems.join('\n') : `${source.label}: nothing provides ${missing.map((s) => `"${s}"`).join(' and ')}; include @dshkit/dsh-base (or @dshkit/tools and @dshkit/agent-loop)`

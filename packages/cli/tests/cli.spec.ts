@@ -110,6 +110,18 @@ describe('dshkit run with bad input', () => {
     expect(code).toBe(1)
   })
 
+  test('a session log another process holds is a boot failure in plain lines, no stack trace', async () => {
+    const log = join(dir, 'held.jsonl')
+    await writeFile(`${log}.lock`, '1') // pid 1 is alive and is not us
+    const calls = join(dir, 'held-calls.jsonl')
+    await writeFile(calls, '{"name": "fs_list", "arguments": {"path": "."}}\n')
+    const { code, stderr, stdout } = await dshkit(['run', calls, '--root', dir, '--log', log])
+    expect(stderr).toMatch(/^dshkit: embedded default: plugin "session-store-jsonl" failed to start: session log .*held\.jsonl is already open for writing by process 1/)
+    expect(stderr).not.toMatch(/\n\s+at /)
+    expect(stdout).toBe('')
+    expect(code).toBe(1)
+  })
+
   test('a config that provides no tools is a boot failure: exit 1, one message', async () => {
     const config = join(dir, 'empty.yml')
     await writeFile(config, 'plugins: []\n')
