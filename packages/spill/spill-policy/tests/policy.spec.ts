@@ -1,4 +1,4 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Context } from 'cordis'
 import { SpillError, SpillService, type SpillEntry, type SpillGrepResult, type SpillPutResult, type SpillReadResult } from '@dshkit/spill'
@@ -193,8 +193,9 @@ describe('store failures never lose silently and never fail the call', () => {
 
   test('a read-only spill directory', async () => {
     const dir = join(root, 'ro')
+    // Made here, not by the store, whose own mkdir runs in the background and would race the chmod.
+    await mkdir(dir, { mode: 0o700 })
     const { big } = await setup({ dir })
-    await big('warm up') // the directory exists now
     expect(await makeReadOnly(dir)).toBe(true)
     const text = mixedText(200_000)
     expectHonestPreview(await big(text), text, 'not writable')
