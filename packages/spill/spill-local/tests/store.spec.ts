@@ -2,7 +2,7 @@ import { readdir, readFile, stat, writeFile, symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import { SpillError } from '@dshkit/spill'
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import SpillLocal, { LocalSpill } from '../src/index.js'
 import { captureLogs, exists, mixedText, removeDir, tempDir } from './helpers.js'
 
@@ -204,8 +204,8 @@ describe('limits', () => {
     expect(error.code).toBe('NOT_FOUND')
     expect(error.message).toContain('evicted')
     expect(logs.some((m) => m.type === 'warn' && m.text.includes(a.id))).toBe(true)
-    await new Promise((r) => setTimeout(r, 20))
-    expect((await readdir(join(root, 'spills'))).sort()).toEqual([b.id, c.id].sort())
+    // The evicted file is unlinked in the background.
+    await vi.waitFor(async () => expect((await readdir(join(root, 'spills'))).sort()).toEqual([b.id, c.id].sort()), { timeout: 5000 })
   })
 
   test('one output larger than maxTotalBytes is refused as TOO_LARGE without evicting anything', async () => {
@@ -218,15 +218,21 @@ describe('limits', () => {
   })
 
   test('spills older than ttlMs are gone, files included', async () => {
-    const { spill } = await store({ ttlMs: 30 })
-    const { id } = await spill.put('short-lived')
-    expect((await spill.read(id)).text).toBe('short-lived')
-    await new Promise((r) => setTimeout(r, 60))
-    const error = await rejection(spill.read(id))
-    expect(error.code).toBe('NOT_FOUND')
-    expect(error.message).toContain('expired')
-    await new Promise((r) => setTimeout(r, 20))
-    expect(await exists(join(root, 'spills', id))).toBe(false)
+    // Only the clock is faked, so a slow machine cannot expire the spill before the first read.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      const { spill } = await store({ ttlMs: 60_000 })
+      const { id } = await spill.put('short-lived')
+      vi.setSystemTime(Date.now() + 59_999)
+      expect((await spill.read(id)).text).toBe('short-lived')
+      vi.setSystemTime(Date.now() + 1)
+      const error = await rejection(spill.read(id))
+      expect(error.code).toBe('NOT_FOUND')
+      expect(error.message).toContain('expired')
+      await vi.waitFor(async () => expect(await exists(join(root, 'spills', id))).toBe(false), { timeout: 5000 })
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   test('ttlMs 0 keeps spills until they are deleted', async () => {
