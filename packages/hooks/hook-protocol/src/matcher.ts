@@ -5,8 +5,8 @@ const matchAll: ToolMatcher = () => true
 
 /**
  * Compiles a settings matcher: empty, missing or `*` matches every tool; `A|B` where every
- * part is a plain name is an exact list; anything else is a regex that must match the whole
- * tool name. An invalid regex throws here, at load, never at call time.
+ * part is a plain name is an exact list; anything else is a regex that may match anywhere in
+ * the tool name. An invalid regex throws here, at load, never at call time.
  */
 export function compileMatcher(matcher: string | undefined): ToolMatcher {
   const text = matcher?.trim() ?? ''
