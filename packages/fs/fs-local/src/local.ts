@@ -22,6 +22,8 @@ interface Pinned {
 }
 
 const fatalUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+/** `dir/`, `dir/.` and `..` name a directory; resolve() drops that, and a file would be written in its place. */
+const DIRECTORY_SPELLING = process.platform === 'win32' ? /(^|[\\/])\.{0,2}$/ : /(^|\/)\.{0,2}$/
 
 /** `ctx.fs` on the local disk: every operation is checked by path, then by the descriptor it opened. */
 export class LocalFs extends FsService {
@@ -59,6 +61,9 @@ export class LocalFs extends FsService {
     return this.run(path, async () => {
       if (typeof content !== 'string') throw new FsError('FS_INVALID_ARGUMENT', `content for ${path} must be a string`, path)
       const abs = this.resolve(path)
+      if (DIRECTORY_SPELLING.test(path)) {
+        throw new FsError('FS_INVALID_PATH', `${path} names a directory, not a file (it ends in "/", "." or ".."); give the path of the file to write`, abs)
+      }
       const target = await resolveRealPath(abs)
       await this.check({ op: 'writeText', access: 'write', path: abs, realPath: target, phase: 'path' })
       return this.replaceFile('writeText', abs, target, Buffer.from(content, 'utf8'))
@@ -175,6 +180,8 @@ export class LocalFs extends FsService {
         const existing = await lstat(at(base))
         if (existing.isDirectory()) throw new FsError('FS_IS_A_DIRECTORY', `${abs} is a directory; it cannot be written as a file`, abs)
         if (existing.isFile()) mode = existing.mode & 0o7777
+        // A symlink here was swapped in after the path was resolved: the rename replaces the link, never follows it.
+        else if (!existing.isSymbolicLink()) throw new FsError('FS_NOT_A_FILE', `${abs} is not a regular file (it is a device, socket or pipe); it cannot be written as text`, abs)
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
       }

@@ -1,4 +1,5 @@
-import { chmod, mkdir, open, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { chmod, lstat, mkdir, open, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises'
 import { expect, test } from 'vitest'
 import { setup } from './helpers.js'
 
@@ -46,6 +47,28 @@ test('writing onto a directory, or below a file, fails clearly and changes nothi
   await expect(ctx.fs.writeText('f.txt/below.txt', 'x')).rejects.toMatchObject({ code: 'FS_NOT_A_DIRECTORY' })
   expect(await readdir(at('d'))).toEqual([])
   expect(await readFile(at('f.txt'), 'utf8')).toBe('keep')
+})
+
+test('a path spelled as a directory (trailing /, . or ..) is refused instead of becoming a file of that name', async () => {
+  const { ctx, dir } = await setup()
+  for (const path of ['notes/', 'notes/.', 'notes/sub/..', '.']) {
+    await expect(ctx.fs.writeText(path, 'x'), path).rejects.toMatchObject({
+      code: 'FS_INVALID_PATH',
+      message: `${path} names a directory, not a file (it ends in "/", "." or ".."); give the path of the file to write`,
+    })
+  }
+  expect(await readdir(dir)).toEqual([])
+})
+
+test('a pipe (or device, or socket) in the way is refused, not silently replaced by a file', async () => {
+  const { ctx, at, dir } = await setup()
+  execFileSync('mkfifo', [at('pipe')])
+  await expect(ctx.fs.writeText('pipe', 'x')).rejects.toMatchObject({
+    code: 'FS_NOT_A_FILE',
+    message: `${at('pipe')} is not a regular file (it is a device, socket or pipe); it cannot be written as text`,
+  })
+  expect((await lstat(at('pipe'))).isFIFO()).toBe(true)
+  expect(await readdir(dir)).toEqual(['pipe'])
 })
 
 test('editText replaces exactly one occurrence, literally, and keeps the mode', async () => {
