@@ -103,15 +103,14 @@ describe('signals', () => {
 
   test('a caller abort during the body is ABORTED, not a timeout, and no timer fires later', async () => {
     const seen: ToolRunContext[] = []
+    const caller = new AbortController()
     const { run } = await setup({ defaultMs: 50 }, [{ execute: async (_a, run) => {
       seen.push(run)
+      caller.abort() // while the body runs, long before the deadline: no clock decides the order
       await sleep(100) // ignores its signal on purpose: the deadline passes while it sleeps
       return 'late'
     } }])
-    const caller = new AbortController()
     const pending = run('slow', caller.signal)
-    await sleep(10)
-    caller.abort()
     expect(await pending).toMatchObject({ error: { code: 'ABORTED' } })
     expect(seen[0].signal.reason).not.toBeInstanceOf(ToolTimeoutError)
   })
