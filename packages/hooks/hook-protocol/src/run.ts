@@ -107,6 +107,8 @@ export function runHook(options: RunHookOptions): Promise<HookRunResult> {
       result.exitCode = code
       result.signal = sig
       exited = true
+      // The hook answered in time; a background child still holding its pipes is not a timeout.
+      clearTimeout(timer)
       // A background child may keep our pipes open; give it the grace period, then stop reading.
       drainTimer = setTimeout(() => {
         child.stdout.destroy()

@@ -29,19 +29,25 @@ describe('runHook', () => {
   test('a hook that times out loses its whole process group, background children included', async () => {
     const dir = await tempDir()
     const childFile = join(dir, 'child.pid')
-    const result = await runHook({ command: `${fixture('sleeper.sh')} ${childFile}`, payload: {}, timeoutMs: 300 })
+    // Long enough for the script to start its child and write its pid on a loaded machine.
+    const result = await runHook({ command: `${fixture('sleeper.sh')} ${childFile}`, payload: {}, timeoutMs: 1000 })
     expect(result.timedOut).toBe(true)
-    expect(result.timeoutMs).toBe(300)
+    expect(result.timeoutMs).toBe(1000)
     expect(result.pid).toBeTypeOf('number')
     const child = await readPid(childFile)
     expect(await eventually(() => liveMembers(result.pid!).length === 0)).toBe(true)
     expect(await isLive(child)).toBe(false)
   })
 
+  test('a hook that answers in time is not reported as timed out while a background child holds its stdout', async () => {
+    const result = await runHook({ command: 'sleep 1 & echo done', payload: {}, timeoutMs: 400, graceMs: 5000 })
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false, stdout: 'done\n' })
+  })
+
   test('a group that ignores SIGTERM is killed with SIGKILL after the grace period', async () => {
     const dir = await tempDir()
     const childFile = join(dir, 'child.pid')
-    const result = await runHook({ command: `${fixture('stubborn.sh')} ${childFile}`, payload: {}, timeoutMs: 300, graceMs: 300 })
+    const result = await runHook({ command: `${fixture('stubborn.sh')} ${childFile}`, payload: {}, timeoutMs: 1000, graceMs: 300 })
     expect(result.timedOut).toBe(true)
     const child = await readPid(childFile)
     expect(await eventually(() => liveMembers(result.pid!).length === 0)).toBe(true)
