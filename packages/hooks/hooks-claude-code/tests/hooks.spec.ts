@@ -110,10 +110,11 @@ describe('failures deny (onError: deny)', () => {
   test('a hook that sleeps past its timeout denies, naming the hook, and leaves no process behind', async () => {
     const pgidFile = join(await tempProject(), 'pgid')
     const command = hook('sleepy.sh', pgidFile)
-    const { call } = await setup({ PreToolUse: [group('Write', { command, timeout: 0.5 })] })
+    // Long enough for the script to record its group on a loaded machine before it is killed.
+    const { call } = await setup({ PreToolUse: [group('Write', { command, timeout: 1.5 })] })
     const result = await call('fs_write', write)
     expect(result).toMatchObject({ error: { code: 'DENIED', source: `hooks-claude-code: ${command}` } })
-    expect(result.isError && result.error.message).toBe(`PreToolUse hook \`${command}\` timed out after 500 ms and was killed, so the call is denied (onError: "deny")`)
+    expect(result.isError && result.error.message).toBe(`PreToolUse hook \`${command}\` timed out after 1500 ms and was killed, so the call is denied (onError: "deny")`)
     const pgid = Number(await readFile(pgidFile, 'utf8'))
     expect(pgid).toBeGreaterThan(1)
     const live = () => (groupMembers(pgid) ?? []).filter((m) => m.state !== 'Z')

@@ -92,9 +92,10 @@ describe('failures deny unless onError is allow', () => {
   test('a node hook that hangs is killed with its child process after the timeout, and the call is denied', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hooks-codex-pgid-'))
     const command = `node ${script('hang.mjs', join(dir, 'pgid'))}`
-    const { run } = await codex({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command, timeout: 0.4 }] }] })
+    // Long enough for node to start and record its group on a loaded machine before it is killed.
+    const { run } = await codex({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command, timeout: 2 }] }] })
     expect(await run('ls')).toMatchObject({
-      error: { code: 'DENIED', message: `PreToolUse hook \`${command}\` timed out after 400 ms and was killed, so the call is denied (onError: "deny")` },
+      error: { code: 'DENIED', message: `PreToolUse hook \`${command}\` timed out after 2000 ms and was killed, so the call is denied (onError: "deny")` },
     })
     const pgid = Number(await readFile(join(dir, 'pgid'), 'utf8'))
     const live = () => (groupMembers(pgid) ?? []).filter((m) => m.state !== 'Z')
