@@ -1,7 +1,7 @@
 import { Context, type ValidationError } from 'cordis'
 import Tools, { toolFailure, type ToolDefinition } from '@dshkit/tools'
 import fc from 'fast-check'
-import { describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test, vi } from 'vitest'
 import { z } from 'zod'
 import RetryPolicy, { backoffDelay, type Config } from '../src/index.js'
 
@@ -33,6 +33,10 @@ async function setup(config: Partial<Config> | undefined, def: ToolDefinition) {
 }
 
 const fast = { baseDelayMs: 1, maxDelayMs: 5 }
+
+/** Pins the jitter (`Math.random`) so a wait's length is known: `fraction` of its exponential cap. */
+const pinJitter = (fraction: number) => vi.spyOn(Math, 'random').mockReturnValue(fraction)
+afterEach(() => void vi.restoreAllMocks())
 
 describe('retrying', () => {
   test('an idempotent tool that fails twice succeeds on the third attempt, and says so', async () => {
@@ -70,14 +74,16 @@ describe('retrying', () => {
     expect(runs).toHaveLength(1)
   })
 
-  test('backoff waits between attempts and never exceeds maxDelayMs', async () => {
+  test('backoff waits a jittered, doubling, capped time between attempts', async () => {
+    const random = pinJitter(0.5)
     const { def, runs } = flaky(3)
-    const { run } = await setup({ maxAttempts: 4, baseDelayMs: 30, maxDelayMs: 30 }, def)
-    const start = performance.now()
+    const { run } = await setup({ maxAttempts: 4, baseDelayMs: 40, maxDelayMs: 60 }, def)
     expect(await run()).toMatchObject({ isError: false, meta: { attempts: 4 } })
+    // Half of min(60, 40 · 2^(n-1)): 20, 30, 30 ms. Timers never fire early (1 ms of clock rounding aside).
     const gaps = runs.slice(1).map((t, i) => t - runs[i])
-    expect(gaps.every((gap) => gap < 30 + 200)).toBe(true)
-    expect(performance.now() - start).toBeLessThan(3 * 30 + 500)
+    expect(random).toHaveBeenCalledTimes(3)
+    ;[20, 30, 30].forEach((wait, i) => expect(gaps[i]).toBeGreaterThanOrEqual(wait - 2))
+    expect(gaps.every((gap) => gap < 60 + 500)).toBe(true)
   })
 })
 
@@ -111,6 +117,7 @@ describe('never retried', () => {
   })
 
   test('a caller abort during the backoff returns the last failure at once', async () => {
+    pinJitter(0.5) // a 30 s wait, so the abort always lands inside it
     const { def, runs } = flaky(99)
     const { run } = await setup({ baseDelayMs: 60_000, maxDelayMs: 60_000 }, def)
     const caller = new AbortController()
