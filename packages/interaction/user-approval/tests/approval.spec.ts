@@ -8,11 +8,15 @@ describe('headless', () => {
   test('denies at once with a reason that says no one can approve, and the body never runs', async () => {
     const { ctx, run, ran } = await setup({ responder: 'headless' })
     expect(ctx.approval.responder).toBe('headless')
-    await run() // warm up
-    const start = performance.now()
-    const result = await run()
-    // Generous bound for a loaded machine; the real figure is well under a millisecond.
-    expect(performance.now() - start).toBeLessThan(50)
+    let result = await run() // warm up
+    const times: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const start = performance.now()
+      result = await run()
+      times.push(performance.now() - start)
+    }
+    // The median, so one GC pause on a loaded machine cannot fail it; the real figure is well under a millisecond.
+    expect(times.sort((a, b) => a - b)[2]).toBeLessThan(50)
     expect(result).toMatchObject({ isError: true, error: { code: 'DENIED', source: 'approval' }, meta: { decidedBy: 'approval' } })
     expect(result.isError && result.error.message).toBe(
       "asker asked for approval (needs a human): no one can approve here (responder: 'headless'); run in a terminal, or add an allow rule",
