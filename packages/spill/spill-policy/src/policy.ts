@@ -27,28 +27,28 @@ function textSize(content: readonly ContentBlock[]): number {
   return Math.max(bytes, 0)
 }
 
-
-
 export function registerPolicy(ctx: Context, config: Config) {
   const logger = ctx.logger('spill-policy')
   const readLimit = readLimitOf(config)
 
-  /** Stores `full` and returns the preview; if the store fails, an honest preview of what is left. */
-  async function bound(exec: ToolExecution, full: string, total: number, limit: number, failed: boolean): Promise<Bounded> {
-    const threshold = limit
+  /**
+   * Stores `full` and returns a preview of at most `budget` bytes (the threshold, less what the
+   * caller adds around it); if the store fails, an honest preview of what is left.
+   */
+  async function bound(exec: ToolExecution, full: string, total: number, threshold: number, budget: number, failed: boolean): Promise<Bounded> {
     const spill = ctx.get('spill') as SpillService | undefined
     let reason = 'no spill store is installed (add @dshkit/spill-local)'
     if (spill) {
       try {
         const stored = await spill.put(full, { tool: exec.name, callId: exec.callId })
-        const preview = buildPreview(full, total, limit, failed, (cut) => storedNotice({ ...cut, total, threshold }, stored.id, readLimit))
+        const preview = buildPreview(full, total, budget, failed, (cut) => storedNotice({ ...cut, total, threshold }, stored.id, readLimit))
         return { text: preview.text, meta: { id: stored.id, bytes: total, shownBytes: shown(preview), omittedBytes: preview.omittedBytes, ...(stored.evicted?.length && { evicted: stored.evicted }) } }
       } catch (error) {
         reason = shortReason((error as Error)?.message ?? String(error))
       }
     }
     logger.warn('could not keep the %d-byte output of %s (%s): %s; only a preview is shown', total, exec.name, exec.callId, reason)
-    const preview = buildPreview(full, total, limit, failed, (cut) => lostNotice({ ...cut, total, threshold }, reason))
+    const preview = buildPreview(full, total, budget, failed, (cut) => lostNotice({ ...cut, total, threshold }, reason))
     return { text: preview.text, meta: { lost: true, error: reason, bytes: total, shownBytes: shown(preview), omittedBytes: preview.omittedBytes } }
   }
 
@@ -62,13 +62,13 @@ export function registerPolicy(ctx: Context, config: Config) {
       // The block stands; only a huge reason is bounded (it becomes `Error: <reason>`).
       const total = utf8Length(decision.reason)
       if (total + ERROR_PREFIX.length <= threshold) return decision
-      const bounded = await bound(exec, decision.reason, total, threshold - ERROR_PREFIX.length, true)
+      const bounded = await bound(exec, decision.reason, total, threshold, threshold - ERROR_PREFIX.length, true)
       return { ...decision, reason: bounded.text }
     }
     const effective = applyPostDecision(result as ToolExecutionResult, decision)
     const total = textSize(effective.content)
     if (total <= threshold) return decision
-    const bounded = await bound(exec, joinText(effective.content), total, threshold, effective.isError)
+    const bounded = await bound(exec, joinText(effective.content), total, threshold, threshold, effective.isError)
     const replaced: PostToolDecision = {
       kind: 'replace',
       content: replaceText(effective.content, bounded.text),

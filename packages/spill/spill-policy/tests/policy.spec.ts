@@ -154,6 +154,7 @@ describe('what inner listeners decided', () => {
     expect(result.error.source).toBe('blocker')
     expect(bytes(textOf(result))).toBeLessThanOrEqual(4096)
     expect(textOf(result)).toContain('end of reason')
+    expect(textOf(result)).toContain('over the 4096-byte limit')
     const id = textOf(result).match(nextCall)![2]
     expect((await readAll(call, id)).text).toBe(reason)
   })
