@@ -33,6 +33,8 @@ export const Config = z.object({
   default: z.enum(['allow', 'ask', 'deny'], { error: 'default must be "allow", "ask" or "deny"' }).default('allow'),
 }).strict().prefault({})
 export type Config = z.infer<typeof Config>
+/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>
 
 /** What the rules say about one call: deny > ask > allow, whatever the order they were written in. */
 export interface Verdict {
@@ -66,7 +68,9 @@ export class PermissionRules {
   }
 }
 
-export function apply(ctx: Context, config: Config) {
+export function apply(ctx: Context, input?: ConfigInput) {
+  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+  const config = Config.parse(input)
   const rules = new PermissionRules(config.rules, config.default)
   const can = (decision: Decision) => config.default === decision || config.rules.some((rule) => rule.decision === decision)
   // Denials are guards: nothing registered later, before or after can turn them into permission.

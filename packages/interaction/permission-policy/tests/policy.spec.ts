@@ -1,7 +1,7 @@
 import { Context, type ValidationError } from 'cordis'
 import Tools from '@dshkit/tools'
 import { describe, expect, test } from 'vitest'
-import PermissionPolicy from '../src/index.js'
+import PermissionPolicy, { apply } from '../src/index.js'
 import { setup } from './helpers.js'
 
 const allowAll = async () => ({ kind: 'allow' })
@@ -161,6 +161,14 @@ test('disposal takes the guard and the listener with it', async () => {
   expect(await run('fs_read')).toMatchObject({ isError: false })
   expect(ran).toEqual(['shell', 'fs_read'])
   expect(ctx.events._hooks['tools/pre-execute'] ?? []).toHaveLength(0)
+})
+
+test('apply called directly (not through ctx.plugin) parses its input, defaults included', async () => {
+  const { ctx, run } = await setup(undefined)
+  await ctx.plugin({ name: 'embedder', inject: ['tools'], apply: (ctx) => apply(ctx, { rules: [{ tool: 'shell', decision: 'deny' }] }) })
+  expect(await run('shell')).toMatchObject({ error: { code: 'DENIED', message: 'rule #1 (deny shell)' } })
+  expect(await run('fs_read')).toMatchObject({ isError: false })
+  expect(() => apply(ctx, { default: 'block' } as never)).toThrow(/default must be/)
 })
 
 describe('config validation', () => {
