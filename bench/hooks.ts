@@ -7,10 +7,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import { z } from 'zod'
-// Root has no workspace dependencies, so the built packages are imported from their lib/.
-import Tools from '../packages/core/tools/lib/index.js'
-import { runHook } from '../packages/hooks/hook-protocol/lib/index.js'
-import HooksClaudeCode from '../packages/hooks/hooks-claude-code/lib/index.js'
+import Tools from '@dshkit/tools'
+import { runHook } from '@dshkit/hook-protocol'
+import HooksClaudeCode from '@dshkit/hooks-claude-code'
 import { compare, machine, table } from './lib/measure.js'
 
 const log = (message: string) => process.stderr.write(`hooks: ${message}\n`)
