@@ -31,12 +31,13 @@ export function apply(ctx: Context, input?: ConfigInput) {
   const sandbox = new Sandbox(config)
   const logger = ctx.logger('fs-sandbox')
   sandbox.ready.then(undefined, (error) => logger.warn('a sandbox root could not be resolved; every file access will be denied: %s', error))
-  const tools = ctx.tools
+  // A plain map read, not a method call through cordis's per-access service proxy.
+  const { definitions } = ctx.tools
   const base = nodePath.resolve(config.roots[0] ?? process.cwd())
 
   // Outermost, so no listener that short-circuits with `allow` can skip containment.
   ctx.on('tools/pre-execute', async (exec, next) => {
-    const def = tools.get(exec.name)
+    const def = definitions.get(exec.name)
     if (!def?.fsAccess) return next()
     const declared = await declaredAccess(def, exec)
     if (typeof declared === 'string') return deny(declared)

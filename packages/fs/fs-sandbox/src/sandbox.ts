@@ -35,11 +35,6 @@ export class Sandbox {
     })
   }
 
-  /** The real roots (after `ready`), writable first. */
-  describe(): { roots: string[]; readOnlyRoots: string[] } {
-    return { roots: [...this.roots], readOnlyRoots: [...this.readOnlyRoots] }
-  }
-
   /**
    * Judges a path a tool declared: `abs` is it resolved against the fs cwd, and the real path is
    * found from the deepest existing ancestor so every symlink on the way counts. A reason denies.
