@@ -129,7 +129,16 @@ function checkResponse(response: unknown): ApprovalResponse {
   const r = response as ApprovalResponse
   if (r?.kind === 'allow') return 'always' in r && r.always === true ? { kind: 'allow', always: true } : ALLOW
   if (r?.kind === 'deny') return deny(typeof r.reason === 'string' && r.reason ? r.reason : 'denied by an approval responder')
-  return deny(`an approval responder answered ${JSON.stringify(response) ?? String(response)} instead of { kind: 'allow' } or { kind: 'deny', reason }`)
+  return deny(`an approval responder answered ${describe(response)} instead of { kind: 'allow' } or { kind: 'deny', reason }`)
+}
+
+/** JSON when it can be (a cycle or a BigInt cannot), so describing a bad answer never throws. */
+function describe(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
+  }
 }
 
 function chooseResponder({ responder, input, output }: ApprovalOptions): ['headless' | 'tty', string] {

@@ -54,6 +54,12 @@ describe('programmatic responders', () => {
     expect(await run()).toMatchObject({ error: { message: 'asker asked for approval (needs a human): the approval responder failed: ui crashed' } })
     answer = () => ({ kind: 'yes' })
     expect(await run()).toMatchObject({ error: { message: expect.stringContaining('an approval responder answered {"kind":"yes"} instead of') } })
+    const cyclic: Record<string, unknown> = { kind: 'ok' }
+    cyclic.self = cyclic
+    answer = () => cyclic
+    const request = { exec: { name: 'shell', signal: new AbortController().signal }, reason: 'r', source: 's' }
+    // The service's own promise resolves (never rejects), so the reason is its own, not the registry's fallback.
+    expect(await ctx.approval.request(request as never)).toEqual({ kind: 'deny', reason: "an approval responder answered [object Object] instead of { kind: 'allow' } or { kind: 'deny', reason }" })
   })
 
   test('the disposer and the registering plugin\'s disposal both remove a responder', async () => {
