@@ -26,7 +26,8 @@ export class Sandbox {
     this.rules = rules.deny.map((glob) => ({
       glob,
       absolute: nodePath.isAbsolute(glob),
-      matches: picomatch(glob, { dot: true }),
+      // `secrets/` (gitignore's spelling of a directory) would match nothing; as `secrets` it covers all below.
+      matches: picomatch(glob.length > 1 ? glob.replace(/\/+$/, '') : glob, { dot: true }),
     }))
     const real = (list: string[]) => Promise.all(list.map((root) => resolveRealPath(nodePath.resolve(base, root))))
     this.ready = Promise.all([real(rules.roots), real(rules.readOnlyRoots)]).then(([roots, readOnly]) => {

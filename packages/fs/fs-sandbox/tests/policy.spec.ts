@@ -101,9 +101,12 @@ test('a plugin calling ctx.fs directly is held to the same rules', async () => {
 })
 
 test('custom deny globs, including absolute ones, replace the defaults', async () => {
-  const { run } = await setup((t) => ({ roots: [t.root], deny: ['**/*.key', `${t.root}/src/**`] }))
+  const { run } = await setup((t) => ({ roots: [t.root], deny: ['**/*.key', `${t.root}/src/**`, 'work/'] }))
   expectDenied(await run('fs_write', { path: 'certs/server.key', content: 'k' }), 'certs/server.key', 'it matches deny rule "**/*.key"')
   expectDenied(await run('fs_read', { path: 'link-in-file' }), 'link-in-file', 'src/**"')
+  // A trailing slash (gitignore's way to name a directory) protects the directory and all below it.
+  expectDenied(await run('fs_read', { path: 'work/notes.txt' }), 'work/notes.txt', 'it matches deny rule "work/"')
+  expectDenied(await run('fs_list', { path: 'work' }), 'work', 'it matches deny rule "work/"')
   expect(await run('fs_read', { path: 'file.txt' })).toMatchObject({ isError: false })
   // The defaults are replaced, not extended.
   expect(await run('fs_read', { path: '.env' })).toMatchObject({ isError: false })
