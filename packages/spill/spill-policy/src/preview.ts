@@ -25,7 +25,8 @@ export function buildPreview(full: string, total: number, limit: number, failed:
   const budget = Math.max(0, limit - fixed)
   const headBudget = Math.floor(budget * (failed ? HEAD_SHARE.failure : HEAD_SHARE.success))
   const head = snapHead(utf8Head(full, headBudget).text)
-  const tail = snapTail(utf8Tail(full, budget - headBudget).text)
+  // Taken from what follows the head, so the two never overlap, even for a text under the budget.
+  const tail = snapTail(utf8Tail(full.slice(head.length), budget - headBudget).text)
   const headBytes = utf8Length(head)
   const tailBytes = utf8Length(tail)
   const cut = { headBytes, tailBytes, omittedBytes: total - headBytes - tailBytes }

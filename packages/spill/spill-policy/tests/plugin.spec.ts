@@ -47,6 +47,7 @@ test('property: a preview fits its limit, shows a true head and tail, and accoun
     const notice = (c: { headBytes: number; tailBytes: number; omittedBytes: number }) => `[notice: ${total} bytes; head ${c.headBytes}; tail ${c.tailBytes}; omitted ${c.omittedBytes}; read from ${c.headBytes}]`
     const p = buildPreview(full, total, limit, failed, notice)
     expect(bytes(p.text)).toBeLessThanOrEqual(limit)
+    expect(p.omittedBytes).toBeGreaterThanOrEqual(0)
     expect(p.headBytes + p.tailBytes + p.omittedBytes).toBe(total)
     const encoded = Buffer.from(full)
     const head = encoded.subarray(0, p.headBytes).toString()
@@ -54,4 +55,12 @@ test('property: a preview fits its limit, shows a true head and tail, and accoun
     expect(p.text.startsWith(`${head}\n[… ${p.omittedBytes} bytes omitted …]\n${tail}\n\n[notice:`)).toBe(true)
     expect(head + tail).not.toContain('\ufffd')
   }), { seed, numRuns: 300 })
+})
+
+test('a text that fits the preview budget is shown once, head and tail never overlapping', () => {
+  const full = `${'x'.repeat(400)}🎉 middle 漢\n${'y'.repeat(300)}`
+  const p = buildPreview(full, bytes(full), 1024, true, (c) => `[notice: omitted ${c.omittedBytes}]`)
+  expect(p).toMatchObject({ headBytes: expect.any(Number), omittedBytes: 0 })
+  expect(p.headBytes + p.tailBytes).toBe(bytes(full))
+  expect(bytes(p.text)).toBeLessThanOrEqual(1024)
 })
