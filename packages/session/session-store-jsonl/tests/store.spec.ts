@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { appendFile, readFile, writeFile } from 'node:fs/promises'
+import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Context, ValidationError } from 'cordis'
 import { describe, expect, test } from 'vitest'
@@ -170,6 +170,32 @@ describe('one writer per file', () => {
       if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(SessionLogLockedError)
       else await o.value.fiber.dispose()
     }
+  })
+
+  test('a stale lock contested by several Contexts at once: exactly one takes it over', async () => {
+    // Removing the stale lock must never remove the fresh lock another opener just created.
+    const dead = await deadPid()
+    for (let round = 0; round < 25; round++) {
+      const dir = await tempDir()
+      const path = join(dir, 's.jsonl')
+      await writeFile(`${path}.lock`, `${dead}\n`)
+      const outcomes = await Promise.allSettled(Array.from({ length: 4 }, () => open(path)))
+      expect(outcomes.filter((o) => o.status === 'fulfilled'), `round ${round}`).toHaveLength(1)
+      for (const o of outcomes) {
+        if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(SessionLogLockedError)
+        else await o.value.fiber.dispose()
+      }
+      expect(await readdir(dir)).toEqual(['s.jsonl']) // no lock, takeover guard or temp file left behind
+    }
+  })
+
+  test('a lock file holding no pid is debris (locks are written whole) and is taken over', async () => {
+    const dir = await tempDir()
+    const path = join(dir, 's.jsonl')
+    await writeFile(`${path}.lock`, '')
+    const { fiber } = await open(path)
+    expect(await readFile(`${path}.lock`, 'utf8')).toBe(`${process.pid}\n`)
+    await fiber.dispose()
   })
 
   test('a lock held by a live process is refused, naming that pid', async () => {
