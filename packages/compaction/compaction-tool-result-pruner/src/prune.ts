@@ -40,6 +40,8 @@ export function pruneToolResults<T extends ToolResultMessage>(history: readonly 
     if (!item || typeof item !== 'object' || !Array.isArray(item.content)) {
       throw new TypeError(`history[${i}] is not a tool-result message (it needs a content array)`)
     }
+    const bad = (item.content as unknown[]).findIndex((block) => typeof (block as ContentBlock | null)?.type !== 'string')
+    if (bad !== -1) throw new TypeError(`history[${i}].content[${bad}] is not a content block (it needs a type)`)
     if (i >= older || textChars(item.content) <= limits.thresholdChars) return item
     const text = joinText(item.content)
     const head = headOf(text, limits.headChars)

@@ -48,6 +48,7 @@ describe('prune', () => {
     expect(() => pruner.prune('nope' as any)).toThrow('prune() needs an array of tool-result messages')
     expect(() => pruner.prune([msg('a', 'x'), { callId: 'b' } as any], { keepLast: 0 })).toThrow('history[1] is not a tool-result message')
     expect(() => pruner.prune([], { keepLast: -1 })).toThrow('keepLast must be a whole number')
+    expect(() => pruner.prune([msg('a', 'x'), { callId: 'b', content: [null] } as any])).toThrow('history[1].content[0] is not a content block')
   })
 
   test('property: idempotent, never splits a surrogate pair, leaves the newest keepLast alone, pruned results fit', () => {
