@@ -40,7 +40,7 @@ describe('runHook', () => {
   })
 
   test('a hook that answers in time is not reported as timed out while a background child holds its stdout', async () => {
-    const result = await runHook({ command: 'sleep 1 & echo done', payload: {}, timeoutMs: 400, graceMs: 5000 })
+    const result = await runHook({ command: 'sleep 1.5 & echo done', payload: {}, timeoutMs: 800, graceMs: 5000 })
     expect(result).toMatchObject({ exitCode: 0, timedOut: false, stdout: 'done\n' })
   })
 
