@@ -16,9 +16,12 @@ export const Config = z.object({
   }).optional(),
 }).prefault({})
 export type Config = z.infer<typeof Config>
+/** What a user may pass; cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>
 
-export async function apply(ctx: Context, config: Config = {}) {
-  await provideSession(ctx, config.store ?? new MemorySessionStore())
+// async: cordis calls a plain `function` declaration with `new` and would not wait for the load.
+export async function apply(ctx: Context, config?: ConfigInput) {
+  await provideSession(ctx, config?.store ?? new MemorySessionStore())
 }
 
 export default { name, Config, apply }

@@ -143,10 +143,10 @@ export function outcomeUnknown(call: ToolCallEvent): ToolResultEvent {
 
 /**
  * Provides `ctx.session` backed by `store` and waits until it has loaded and repaired, so
- * plugins that inject `session` only start once the log is ready. A store provider's `apply`
- * is `async apply(ctx, config) { await provideSession(ctx, new MyStore(config)) }`: resolving to the service instead would make cordis take it for a disposer.
+ * plugins that inject `session` only start once the log is ready. Resolves to nothing, so a store
+ * plugin's `apply` may return it as it is (cordis takes whatever `apply` resolves to for a disposer).
  */
-export async function provideSession(ctx: Context, store: SessionStore): Promise<SessionService> {
+export async function provideSession(ctx: Context, store: SessionStore): Promise<void> {
   let session: SessionService
   try {
     session = new SessionService(ctx, store)
@@ -161,5 +161,4 @@ export async function provideSession(ctx: Context, store: SessionStore): Promise
     await session.close().catch(noop) // release what load() took (e.g. a lock) even though the plugin failed
     throw error
   }
-  return session
 }

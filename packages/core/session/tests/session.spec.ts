@@ -184,6 +184,18 @@ describe('store seam', () => {
     expect(store.appended.map((e) => (e as any).callId)).toEqual(['b'])
   })
 
+  test('a store plugin written as in the README, apply returning provideSession(...), loads and disposes cleanly', async () => {
+    const ctx = new Context()
+    const store = new RecordingStore([call('a')])
+    const fiber = ctx.plugin({ name: 'my-session-store', apply: (ctx: Context) => provideSession(ctx, store) })
+    await fiber // would reject with cordis's "Invalid effect" if provideSession resolved to a value
+    expect(ctx.session.store).toBe(store)
+    expect(ctx.session.repaired.map((e) => e.callId)).toEqual(['a'])
+    await fiber.dispose()
+    expect(ctx.get('session')).toBeUndefined()
+    expect(store.closed).toBe(1)
+  })
+
   test('a store that fails to load fails the plugin with its error and is closed', async () => {
     const ctx = new Context()
     const store = new RecordingStore()
