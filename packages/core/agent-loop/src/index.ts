@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import type { z } from 'zod'
 import { AgentLoop, Config } from './loop.js'
 
 export { AgentLoop, Config, type BatchOutcome, type ExecuteToolCallsOptions } from './loop.js'
@@ -7,8 +8,11 @@ export { isConcurrencySafe, type PlannedCall, type ToolCall } from './plan.js'
 export const name = 'agent-loop'
 export const inject = ['tools', 'session']
 
-// cordis passes the validated config; parsing again only fills defaults when apply is called directly.
-export function apply(ctx: Context, config: Partial<Config> = {}) {
+/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>
+
+export function apply(ctx: Context, config?: ConfigInput) {
+  // Parsing again is idempotent and keeps the types honest when apply is called directly.
   new AgentLoop(ctx, Config.parse(config))
 }
 

@@ -2,7 +2,7 @@ import { Context, Service, type Logger } from 'cordis'
 import { deepFreeze, toolFailure, type ContextMessage, type ToolExecutionResult, type ToolRuntime } from '@dshkit/tools'
 import type { SessionService } from '@dshkit/session'
 import { z } from 'zod'
-import { isConcurrencySafe, loggedArguments, planCalls, type PlannedCall, type ToolCall } from './plan.js'
+import { checkOptions, isConcurrencySafe, loggedArguments, planCalls, type PlannedCall, type ToolCall } from './plan.js'
 
 declare module 'cordis' {
   interface Context {
@@ -63,6 +63,7 @@ export class AgentLoop extends Service {
    * every other call runs alone. `tool/call` is durable before a call starts; results are recorded in model order.
    */
   async executeToolCalls(calls: readonly ToolCall[], options: ExecuteToolCallsOptions = {}): Promise<BatchOutcome> {
+    checkOptions(options)
     const batch: Batch = { calls: planCalls(calls), results: [], contexts: [], options }
     for (let start = 0; start < batch.calls.length;) {
       const end = await this.groupEnd(batch.calls, start)

@@ -35,6 +35,20 @@ export function planCalls(calls: readonly ToolCall[]): PlannedCall[] {
   })
 }
 
+/** Throws a TypeError (before anything runs) for options a caller would otherwise see silently ignored. */
+export function checkOptions(options: unknown): void {
+  if (options === undefined) return
+  if (!options || typeof options !== 'object') throw new TypeError('executeToolCalls(calls, options) needs options as an object { signal?, onResult? }')
+  const { signal, onResult } = options as { signal?: unknown; onResult?: unknown }
+  const isSignal = (value: any) => typeof value?.aborted === 'boolean' && typeof value.addEventListener === 'function'
+  if (signal !== undefined && !isSignal(signal)) {
+    throw new TypeError('options.signal must be an AbortSignal (e.g. new AbortController().signal), or left out')
+  }
+  if (onResult !== undefined && typeof onResult !== 'function') {
+    throw new TypeError('options.onResult must be a function (result, call, index) => void, or left out')
+  }
+}
+
 /** The arguments as the log keeps them: a JSON copy, or null when they are not JSON (the registry then answers INVALID_ARGS). */
 export function loggedArguments(args: unknown): JsonValue {
   try {

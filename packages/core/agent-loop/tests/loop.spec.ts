@@ -265,6 +265,21 @@ describe('bad batches are refused before anything runs', () => {
   })
 })
 
+describe('bad options are refused before anything runs, instead of being ignored', () => {
+  test.each([
+    ['options that are not an object', 'fast', /needs options as an object/],
+    ['a signal that is not an AbortSignal', { signal: { aborted: false } }, /options\.signal must be an AbortSignal/],
+    ['an onResult that is not a function', { onResult: 'print' }, /options\.onResult must be a function/],
+  ])('%s', async (_label, options, message) => {
+    const { ctx } = await setup()
+    const timeline = new Timeline()
+    await register(ctx, ...timedTools(timeline))
+    await expect(ctx.loop.executeToolCalls([r('a')], options as any)).rejects.toThrow(message)
+    expect(timeline.entries).toEqual([])
+    expect(ctx.session.events()).toEqual([])
+  })
+})
+
 test('disposal: the loop service is gone, and it goes away with the session it needs', async () => {
   const { ctx, fiber } = await setup()
   await fiber.dispose()
