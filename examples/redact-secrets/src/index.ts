@@ -37,18 +37,21 @@ export function apply(ctx: Context, input?: ConfigInput) {
   ctx.on('tools/post-execute', async (_exec, result, next) => {
     // Let inner listeners decide first, then look at what the model would actually see.
     const decision = await next()
-    if (decision.kind === 'block') {
-      const [reason, count] = redact(decision.reason)
-      return count ? { ...decision, reason } : decision
-    }
-    const seen = applyPostDecision(result, decision)
     let redactions = 0
-    const content = seen.content.map((block): ContentBlock => {
+    const clean = (content: readonly ContentBlock[]) => content.map((block): ContentBlock => {
       if (block.type !== 'text') return block
       const [text, count] = redact(block.text)
       redactions += count
       return count ? { type: 'text', text } : block
     })
+    // Context inner listeners added reaches the model too (after the batch); a tool's own deferContext is out of reach.
+    const contexts = decision.additionalContexts?.map((message) => ({ ...message, content: clean(message.content) }))
+    if (decision.kind === 'block') {
+      const [reason, count] = redact(decision.reason)
+      redactions += count
+      return redactions ? { ...decision, reason, ...contexts && { additionalContexts: contexts } } : decision
+    }
+    const content = clean(applyPostDecision(result, decision).content)
     if (!redactions) return decision
     // The pipeline applies this decision to the original result, so keep what inner listeners added.
     const replaced: PostToolDecision = {
@@ -56,7 +59,7 @@ export function apply(ctx: Context, input?: ConfigInput) {
       content,
       meta: { ...decision.kind === 'replace' ? decision.meta : undefined, redactions },
     }
-    if (decision.additionalContexts) replaced.additionalContexts = decision.additionalContexts
+    if (contexts) replaced.additionalContexts = contexts
     return replaced
   })
 }

@@ -94,6 +94,22 @@ describe('redaction', () => {
     expect(result.additionalContexts).toEqual([{ source: 'annotator', content: [{ type: 'text', text: 'see the docs' }] }])
   })
 
+  test('context an inner listener added is redacted too, even when the content is clean', async () => {
+    const echo = defineTool({ name: 'echo', description: 'echo', parameters: z.object({ text: z.string() }), execute: ({ text }) => text })
+    const { ctx, run } = await setup(undefined, echo)
+    await ctx.plugin({
+      name: 'hook-note',
+      apply: (ctx) => ctx.on('tools/post-execute', async () => ({
+        kind: 'accept',
+        additionalContexts: [{ source: 'hook-note', content: [{ type: 'text', text: `the hook saw ${SLACK}` }] }],
+      })),
+    })
+    const result = await run('echo', { text: 'clean output' })
+    expect(result.content).toEqual([{ type: 'text', text: 'clean output' }])
+    expect(result.additionalContexts).toEqual([{ source: 'hook-note', content: [{ type: 'text', text: 'the hook saw [REDACTED]' }] }])
+    expect(result.meta).toEqual({ redactions: 1, replacedBy: 'redact-secrets' })
+  })
+
   test('an inner block stays a block by the same plugin, with the key removed from its reason', async () => {
     const { ctx, run } = await setup()
     await ctx.plugin({ name: 'blocker', apply: (ctx) => ctx.on('tools/post-execute', async () => ({ kind: 'block', reason: `leaked ${AWS}` })) })
