@@ -75,6 +75,13 @@ test('retry-policy wraps timeout-policy: a timed-out idempotent attempt is repor
   expect(result).toMatchObject({ isError: true, error: { code: 'TOOL_TIMEOUT', source: 'timeout-policy' }, meta: { attempts: 1 } })
 })
 
+test('a file error is permanent: fs_read of a missing file is tried once, not retried', async () => {
+  await plugBase()
+  const result = await ctx.tools.execute({ callId: 'm', name: 'fs_read', arguments: { path: 'missing.md' } })
+  expect(result).toMatchObject({ isError: true, error: { code: 'TOOL_ERROR', message: expect.stringMatching(/^FS_NOT_FOUND: /) }, meta: { retryable: false } })
+  expect(result.meta?.attempts ?? 1).toBe(1)
+})
+
 test('disposing dsh-base takes every service and tool with it', async () => {
   const fiber = await plugBase()
   await fiber.dispose()

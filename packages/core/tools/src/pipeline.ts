@@ -241,7 +241,9 @@ async function runBody(exec: ToolExecution, wrapperSignal: AbortSignal, entry: R
     value = await def.execute(args, run)
   } catch (error) {
     if (exec.signal.aborted && isAbortOf(error, exec.signal)) return aborted(exec)
-    return decided(toolFailure('TOOL_ERROR', errorMessage(error), source), 'tool')
+    // A tool marks a failure permanent (a missing file) with `retryable: false`, so retry-policy stops.
+    const permanent = (error as { retryable?: unknown } | null)?.retryable === false
+    return decided(toolFailure('TOOL_ERROR', errorMessage(error), source, permanent ? { retryable: false } : undefined), 'tool')
   } finally {
     fused.release()
   }

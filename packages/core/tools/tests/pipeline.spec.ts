@@ -192,6 +192,12 @@ describe('step 6: the body and tools/execute', () => {
     expect(await ctx.tools.execute(call('probe', {}))).toMatchObject({ isError: true, error: { code: 'TOOL_ERROR', message: 'disk on fire', source: 'owner' }, content: [{ type: 'text', text: 'Error: disk on fire' }] })
   })
 
+  test('a body error marked retryable: false says so in meta.retryable', async () => {
+    const { ctx } = await setup()
+    await plug(ctx, 'owner', (ctx) => ctx.tools.register(tool({ execute: () => { throw Object.assign(new Error('no such file'), { retryable: false }) } })))
+    expect(await ctx.tools.execute(call('probe', {}))).toMatchObject({ error: { code: 'TOOL_ERROR' }, meta: { retryable: false, decidedBy: 'tool' } })
+  })
+
   test('a non-JSON return or a bad render is INVALID_RESULT; undefined becomes null', async () => {
     const { ctx } = await setup()
     await plug(ctx, 'p', (ctx) => {

@@ -22,6 +22,11 @@ export class FsError extends Error {
     super(message, options)
   }
 
+  /** Only an I/O failure may go away on its own; a missing file or a denial will not (retry-policy reads this). */
+  get retryable(): boolean {
+    return this.code === 'FS_IO'
+  }
+
   static is(error: unknown, code?: FsErrorCode): error is FsError {
     return error instanceof FsError && (code === undefined || error.code === code)
   }

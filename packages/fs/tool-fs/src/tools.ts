@@ -9,7 +9,7 @@ async function fsCall<T>(body: () => Promise<T>): Promise<T> {
   try {
     return await body()
   } catch (error) {
-    if (error instanceof FsError) throw new Error(`${error.code}: ${error.message}`, { cause: error })
+    if (error instanceof FsError) throw Object.assign(new Error(`${error.code}: ${error.message}`, { cause: error }), { retryable: error.retryable })
     throw error
   }
 }

@@ -26,7 +26,7 @@ export function backoffDelay(retry: number, { baseDelayMs, maxDelayMs }: Pick<Co
 
 /** Only a tool's own failure is worth another try; denials, invalid input, timeouts and aborts are not. */
 export function isRetryable(result: ToolExecutionResult): boolean {
-  return result.isError && result.error.code === 'TOOL_ERROR'
+  return result.isError && result.error.code === 'TOOL_ERROR' && result.meta?.retryable !== false
 }
 
 /** Waits `ms`; resolves false at once if the signal aborts first. */

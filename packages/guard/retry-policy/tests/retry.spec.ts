@@ -102,6 +102,13 @@ describe('never retried', () => {
     }
   })
 
+  test('a failure the tool marks permanent (retryable: false, e.g. a missing file) runs once', async () => {
+    const { def, runs } = flaky(99, { execute: () => { runs.push(performance.now()); throw Object.assign(new Error('FS_NOT_FOUND: gone'), { retryable: false }) } })
+    const { run } = await setup({ maxAttempts: 5, baseDelayMs: 1, maxDelayMs: 1 }, def)
+    expect(await run()).toMatchObject({ error: { code: 'TOOL_ERROR' }, meta: { attempts: 1, retryable: false } })
+    expect(runs).toHaveLength(1)
+  })
+
   test('a caller abort during the body ends it as ABORTED with no retry', async () => {
     const caller = new AbortController()
     let runs = 0
