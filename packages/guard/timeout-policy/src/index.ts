@@ -69,9 +69,13 @@ async function withDeadline(
     if (abandoned) abandonTimer = setTimeout(abandon, abandonAfterMs)
     controller.abort(new ToolTimeoutError(exec.name, timeoutMs))
   }, timeoutMs)
-  // A caller abort is not a timeout: the registry reports it as ABORTED.
+  // A caller abort is not a timeout: the registry reports it as ABORTED. A body that ignores it is
+  // abandoned after abandonAfterMs as well, so a cancelled call cannot hang its caller either.
+  let cancelled = false
   const onOuterAbort = () => {
     clearTimeout(timer)
+    cancelled = true
+    if (abandoned) abandonTimer = setTimeout(abandon, abandonAfterMs)
     controller.abort(outer.reason)
   }
   const watchOuter = outer !== neverAborted
@@ -91,6 +95,9 @@ async function withDeadline(
     clearTimeout(abandonTimer)
     if (watchOuter) outer.removeEventListener('abort', onOuterAbort)
     exec.signal = outer
+  }
+  if (result === ABANDONED && cancelled) {
+    return toolFailure('ABORTED', `\`${exec.name}\` was cancelled and did not stop within ${abandonAfterMs} ms; it was abandoned and may still be running`, 'caller', { abandoned: true })
   }
   if (result === ABANDONED) {
     return toolFailure('TOOL_TIMEOUT', `\`${exec.name}\` timed out after ${timeoutMs} ms and did not stop within ${abandonAfterMs} ms more; it was abandoned and may still be running`, undefined, { timeoutMs, abandoned: true })

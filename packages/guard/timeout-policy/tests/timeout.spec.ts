@@ -134,6 +134,21 @@ describe('abandonAfterMs', () => {
     expect(finished).toBe(false)
   })
 
+  test('a caller abort that the body ignores is abandoned too: ABORTED with meta.abandoned, no hang', async () => {
+    const caller = new AbortController()
+    let finished = false
+    const { run } = await setup({ abandonAfterMs: 20 }, [{ timeoutMs: 60_000, execute: async () => {
+      caller.abort() // the caller gives up while the body, ignoring its signal, keeps going
+      await sleep(2_000)
+      finished = true
+      return 'too late'
+    } }])
+    const result = await run('slow', caller.signal)
+    expect(result).toMatchObject({ error: { code: 'ABORTED', source: 'caller' }, meta: { abandoned: true } })
+    expect(result.isError && result.error.message).toMatch(/^`slow` was cancelled and did not stop within 20 ms; it was abandoned/)
+    expect(finished).toBe(false)
+  })
+
   test('a cooperative body is not marked abandoned', async () => {
     const { run } = await setup({ abandonAfterMs: 200 }, [cooperative(20)])
     const result = await run()
