@@ -7,7 +7,8 @@ export default {
   apply(ctx: Context) {
     ctx.on('tools/pre-execute', async (exec, next) => {
       // Use the footprint the tool declares, so any writing tool is covered, not just fs_write.
-      const declared = ctx.tools.get(exec.name)?.fsAccess?.(exec.arguments) ?? []
+      // (`definitions` is a plain Map: cheaper per call than the `get()` method through cordis's proxy.)
+      const declared = ctx.tools.definitions.get(exec.name)?.fsAccess?.(exec.arguments) ?? []
       const lockfile = declared.find((a) => a.access === 'write' && a.path.endsWith('.lock'))
       if (!lockfile) return next()
       // Let inner listeners speak first: their denial beats our question.
