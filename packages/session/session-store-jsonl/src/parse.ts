@@ -24,8 +24,8 @@ export interface ParsedLog {
 const NEWLINE = 0x0a
 
 /**
- * Parses a JSONL session log. Unparseable lines at the very end are a torn last write and are
- * reported in `torn`; an unparseable line followed by events throws SessionLogCorruptError.
+ * Parses a JSONL session log. An unparseable last line is a torn last write and is reported in
+ * `torn`; an unparseable line followed by anything but blank lines throws SessionLogCorruptError.
  */
 export function parseSessionLog(data: Uint8Array, path: string): ParsedLog {
   const buffer = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
@@ -47,7 +47,9 @@ export function parseSessionLog(data: Uint8Array, path: string): ParsedLog {
     try {
       value = JSON.parse(text)
     } catch (error) {
-      tornLine ??= { line, reason: `not JSON: ${(error as Error).message}` }
+      // Appends never overlap, so a crash tears at most one line: a second bad line is damage, not a torn write.
+      if (tornLine) throw new SessionLogCorruptError(path, tornLine.line, tornLine.reason)
+      tornLine = { line, reason: `not JSON: ${(error as Error).message}` }
       continue
     }
     if (tornLine) throw new SessionLogCorruptError(path, tornLine.line, tornLine.reason)

@@ -104,6 +104,15 @@ describe('torn and corrupt files', () => {
     expect(existsSync(`${path}.lock`)).toBe(false) // the failed open let go of the lock
   })
 
+  test('two unparseable lines at the end are damage, not a torn write: an error, and the file is left as it is', async () => {
+    const dir = await tempDir()
+    const path = join(dir, 's.jsonl')
+    const content = line(call('c1')) + 'pasted by hand\n' + '{"type":"tool/res'
+    await writeFile(path, content)
+    await expect(open(path)).rejects.toThrow(`session log ${path} line 2 is not a valid session event`)
+    expect(await readFile(path, 'utf8')).toBe(content)
+  })
+
   test('valid JSON that is not a session event is an error, even on the last line', async () => {
     const dir = await tempDir()
     const path = join(dir, 's.jsonl')
