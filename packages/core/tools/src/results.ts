@@ -90,7 +90,10 @@ export function checkPostDecision(decision: unknown): PostToolDecision {
   const additionalContexts = checkContexts(d?.additionalContexts)
   const contexts = additionalContexts.length ? { additionalContexts } : {}
   switch (d?.kind) {
-    case 'accept': return { kind: 'accept', ...contexts }
+    case 'accept': {
+      const meta = checkMeta(d.meta, 'meta')
+      return { kind: 'accept', ...(meta && { meta }), ...contexts }
+    }
     case 'replace': {
       const meta = checkMeta(d.meta, 'meta')
       const source = typeof d.source === 'string' ? { source: d.source } : {}
@@ -110,7 +113,7 @@ export function applyPostDecision(result: ToolExecutionResult, decision: PostToo
   let next: ToolExecutionResult
   switch (decision.kind) {
     case 'accept':
-      next = { ...result }
+      next = decision.meta ? { ...result, meta: { ...result.meta, ...decision.meta } } : { ...result }
       break
     case 'replace':
       next = { ...result, content: decision.content }

@@ -88,7 +88,7 @@ export type PreToolDecision =
   | { kind: 'ask'; reason?: string; source?: string }
 
 export type PostToolDecision =
-  | { kind: 'accept'; additionalContexts?: ContextMessage[] }
+  | { kind: 'accept'; meta?: Record<string, JsonValue>; additionalContexts?: ContextMessage[] }
   | { kind: 'replace'; content: ContentBlock[]; meta?: Record<string, JsonValue>; additionalContexts?: ContextMessage[]; source?: string }
   | { kind: 'block'; reason: string; source?: string; additionalContexts?: ContextMessage[] }
 

@@ -323,6 +323,17 @@ describe('step 7: post-execute', () => {
     expect(await ctx.tools.execute(call())).toMatchObject({ isError: false, value: 'hi', content: [{ type: 'text', text: 'short' }], meta: { shrunk: true, replacedBy: 'shrink' } })
   })
 
+  test('accept may add meta without touching content, and nobody is named as replacing it', async () => {
+    const { ctx } = await setup()
+    await plug(ctx, 'tagger', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.on('tools/post-execute', async () => ({ kind: 'accept', meta: { audited: true } }))
+    })
+    const result = await ctx.tools.execute(call())
+    expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: 'hi' }], meta: { audited: true } })
+    expect(result.meta).not.toHaveProperty('replacedBy')
+  })
+
   test('block turns the result into BLOCKED, drops the value and names the blocker', async () => {
     const { ctx } = await setup()
     await plug(ctx, 'auditor', (ctx) => {

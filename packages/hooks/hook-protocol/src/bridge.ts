@@ -127,7 +127,7 @@ export function createHookBridge(options: HookBridgeOptions) {
         return block as unknown as D
       }
     }
-    return attach(await next(), result, take(call.token))
+    return attach(await next(), take(call.token))
   }
 
   function take(token: symbol): Notes | undefined {
@@ -149,8 +149,8 @@ function matchingHooks(groups: readonly { matches(name: string): boolean; hooks:
   return [...seen.values()]
 }
 
-/** Adds the hooks' contexts and meta to whatever the inner listeners decided. */
-function attach<D extends PostAnswer>(inner: D, result: HookCallResult, note: Notes | undefined): D {
+/** Adds the hooks' contexts and meta to whatever the inner listeners decided (an accept carries meta too). */
+function attach<D extends PostAnswer>(inner: D, note: Notes | undefined): D {
   if (!note) return inner
   const additionalContexts = [...inner.additionalContexts ?? [], ...note.contexts]
   const hooks: Record<string, HookJson> = {}
@@ -158,9 +158,7 @@ function attach<D extends PostAnswer>(inner: D, result: HookCallResult, note: No
   if (note.systemMessages.length) hooks.systemMessages = note.systemMessages
   const withContexts = additionalContexts.length ? { ...inner, additionalContexts } : inner
   if (!Object.keys(hooks).length || inner.kind === 'block') return withContexts
-  // meta only travels on `replace`, so an accept becomes a replace with the same content.
-  const base = inner.kind === 'replace' ? withContexts : { ...withContexts, kind: 'replace', content: result.content }
-  return { ...base, meta: { ...inner.meta, hooks: mergeHookMeta(inner.meta?.hooks, hooks) } } as D
+  return { ...withContexts, meta: { ...inner.meta, hooks: mergeHookMeta(inner.meta?.hooks, hooks) } } as D
 }
 
 function mergeHookMeta(outer: unknown, ours: Record<string, HookJson>): Record<string, HookJson> {

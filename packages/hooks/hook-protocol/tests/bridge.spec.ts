@@ -50,8 +50,7 @@ describe('createHookBridge / openHookBridge', () => {
     const accept = async () => ({ kind: 'accept' })
     expect(await postExecute(call('x'), result, accept)).toEqual({ kind: 'accept' })
     expect(await postExecute(first, result, accept)).toEqual({
-      kind: 'replace',
-      content: result.content,
+      kind: 'accept',
       additionalContexts: [{ source: `test: ${out}`, content: [{ type: 'text', text: 'ctx' }] }],
       meta: { hooks: { ignoredUpdatedInput: [{ hook: out, updatedInput: { a: 2 } }] } },
     })
