@@ -65,21 +65,22 @@ export class AgentLoop extends Service {
   async executeToolCalls(calls: readonly ToolCall[], options: ExecuteToolCallsOptions = {}): Promise<BatchOutcome> {
     checkOptions(options)
     const batch: Batch = { calls: planCalls(calls), results: [], contexts: [], options }
-    for (let start = 0; start < batch.calls.length;) {
-      const end = await this.groupEnd(batch.calls, start)
-      await this.runGroup(batch, start, end)
-      start = end
+    const { length } = batch.calls
+    for (let start = 0; start < length;) {
+      // A run of safe calls overlaps; the unsafe call that ends it runs alone. Each call is judged once.
+      let end = start
+      while (end < length && await this.isSafe(batch.calls[end])) end++
+      if (end > start) await this.runGroup(batch, start, end)
+      if (end < length) await this.runGroup(batch, end, end + 1)
+      start = end + 1
     }
     const { results, contexts } = batch
     const concludesTurn = results.some((r) => !r.isError && r.concludesTurn === true) && results.every((r) => !r.isError)
     return { results, contexts, concludesTurn }
   }
 
-  /** End (exclusive) of the group starting at `start`: a run of safe calls, or the one unsafe call alone. */
-  private async groupEnd(calls: PlannedCall[], start: number) {
-    let end = start
-    while (end < calls.length && await isConcurrencySafe(this.definitions.get(calls[end].name), calls[end].arguments)) end++
-    return Math.max(end, start + 1)
+  private isSafe(call: PlannedCall) {
+    return isConcurrencySafe(this.definitions.get(call.name), call.arguments)
   }
 
   private async runGroup(batch: Batch, start: number, end: number) {

@@ -111,6 +111,7 @@ describe('overlap and barriers', () => {
       { callId: 'u', name: 'nope', arguments: {} }, call('r4'),
     ])
     expect(asked).toContainEqual({ id: 'r1', mode: 'read' }) // the default was applied before asking
+    expect(asked.map((args: any) => args.id)).toEqual(['r1', 'r2', 'w1', 'r3', 'boom', 'r4']) // each asked once, in order
     const at = (e: string) => timeline.index(e)
     expect(at('start r2')).toBeLessThan(at('end r1'))
     expect(at('start w1')).toBeGreaterThan(at('end r2'))
