@@ -65,11 +65,14 @@ export class AgentLoop extends Service {
   async executeToolCalls(calls: readonly ToolCall[], options: ExecuteToolCallsOptions = {}): Promise<BatchOutcome> {
     checkOptions(options)
     const batch: Batch = { calls: planCalls(calls), results: [], contexts: [], options }
-    const { length } = batch.calls
+    const { calls: planned } = batch
+    const { length } = planned
+    const { definitions } = this
+    const isSafe = (call: PlannedCall) => isConcurrencySafe(definitions.get(call.name), call.arguments)
     for (let start = 0; start < length;) {
       // A run of safe calls overlaps; the unsafe call that ends it runs alone. Each call is judged once.
       let end = start
-      while (end < length && await this.isSafe(batch.calls[end])) end++
+      while (end < length && await isSafe(planned[end])) end++
       if (end > start) await this.runGroup(batch, start, end)
       if (end < length) await this.runGroup(batch, end, end + 1)
       start = end + 1
@@ -77,10 +80,6 @@ export class AgentLoop extends Service {
     const { results, contexts } = batch
     const concludesTurn = results.some((r) => !r.isError && r.concludesTurn === true) && results.every((r) => !r.isError)
     return { results, contexts, concludesTurn }
-  }
-
-  private isSafe(call: PlannedCall) {
-    return isConcurrencySafe(this.definitions.get(call.name), call.arguments)
   }
 
   private async runGroup(batch: Batch, start: number, end: number) {
