@@ -57,7 +57,7 @@ export function apply(ctx: Context, input?: ConfigInput) {
     const replaced: PostToolDecision = {
       kind: 'replace',
       content,
-      meta: { ...decision.kind === 'replace' ? decision.meta : undefined, redactions },
+      meta: { ...decision.meta, redactions },
     }
     if (contexts) replaced.additionalContexts = contexts
     return replaced

@@ -94,6 +94,14 @@ describe('redaction', () => {
     expect(result.additionalContexts).toEqual([{ source: 'annotator', content: [{ type: 'text', text: 'see the docs' }] }])
   })
 
+  test('the meta of an inner accept survives the redaction', async () => {
+    const { ctx, run } = await setup()
+    await ctx.plugin({ name: 'tagger', apply: (ctx) => ctx.on('tools/post-execute', async () => ({ kind: 'accept', meta: { hook: 'ran' } })) })
+    const result = await run()
+    expect(text(result)).not.toContain(OPENAI)
+    expect(result.meta).toEqual({ hook: 'ran', redactions: 2, replacedBy: 'redact-secrets' })
+  })
+
   test('context an inner listener added is redacted too, even when the content is clean', async () => {
     const echo = defineTool({ name: 'echo', description: 'echo', parameters: z.object({ text: z.string() }), execute: ({ text }) => text })
     const { ctx, run } = await setup(undefined, echo)
