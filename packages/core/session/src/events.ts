@@ -1,11 +1,7 @@
+import { deepFreeze, snapshotJson, type ContentBlock, type JsonValue } from '@dshkit/tools'
 import { z } from 'zod'
 
-// Structurally the same as @dshkit/tools' types; redeclared so a store provider needs only this package.
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue }
-
-export type ContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'image'; data: string; mimeType: string }
+export type { ContentBlock, JsonValue }
 
 export interface SessionToolError {
   code: string
@@ -46,7 +42,7 @@ export type SessionEvent = ToolCallEvent | ToolResultEvent | ContextAddedEvent
 /** What `append` takes: an event whose `time` may be left out (it is then set to now). */
 export type SessionEventInput = SessionEvent extends infer E ? E extends SessionEvent ? Omit<E, 'time'> & { time?: string } : never : never
 
-// Already checked by toJson; only presence is validated here.
+// Already checked by snapshotJson; only presence is validated here.
 const json = z.custom<JsonValue>((value) => value !== undefined, { error: 'is required (use null for none)' })
 const time = z.iso.datetime({ offset: true, error: 'time must be an ISO 8601 date-time string' })
 const block = z.discriminatedUnion('type', [
@@ -68,54 +64,6 @@ const eventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('context/added'), source: z.string(), content: z.array(block), time }),
 ], { error: 'type must be "tool/call", "tool/result" or "context/added"' })
 
-export class NotJsonError extends TypeError {}
-
-/** A deep JSON copy that refuses (rather than drops) what JSON cannot carry. */
-export function toJson(value: unknown, path = 'event', seen = new Set<object>()): JsonValue {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return value
-    case 'number':
-      if (Number.isFinite(value)) return value
-      throw new NotJsonError(`${path} is ${value}, which is not JSON`)
-    case 'object': {
-      if (value === null) return null
-      if (seen.has(value)) throw new NotJsonError(`${path} is a cycle, which is not JSON`)
-      seen.add(value)
-      try {
-        if (Array.isArray(value)) {
-          return value.map((item, i) => {
-            if (item === undefined) throw new NotJsonError(`${path}[${i}] is undefined, which is not JSON`)
-            return toJson(item, `${path}[${i}]`, seen)
-          })
-        }
-        const proto = Object.getPrototypeOf(value)
-        if (proto !== Object.prototype && proto !== null) {
-          throw new NotJsonError(`${path} is a ${proto?.constructor?.name ?? 'non-plain'} object, which is not JSON`)
-        }
-        const copy: Record<string, JsonValue> = {}
-        for (const [key, item] of Object.entries(value)) {
-          if (item !== undefined) copy[key] = toJson(item, `${path}.${key}`, seen)
-        }
-        return copy
-      } finally {
-        seen.delete(value)
-      }
-    }
-    default:
-      throw new NotJsonError(`${path} is a ${typeof value}, which is not JSON`)
-  }
-}
-
-export function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const item of Object.values(value)) deepFreeze(item)
-  }
-  return value
-}
-
 /**
  * Validates an event and returns a deep-frozen JSON copy holding only the SPEC §6 fields.
  * Throws a TypeError naming `what` and every problem found.
@@ -125,7 +73,7 @@ export function checkSessionEvent(event: unknown, what = 'session event'): Sessi
   const input = (event as { time?: unknown }).time === undefined ? { ...event, time: new Date().toISOString() } : event
   let copy: JsonValue
   try {
-    copy = toJson(input)
+    copy = snapshotJson(input, 'event')
   } catch (error) {
     throw new TypeError(`${what} is not valid: ${(error as Error).message}`)
   }

@@ -37,7 +37,10 @@ export async function runPipeline(state: PipelineState, input: ExecuteInput): Pr
   const entry = state.tools.get(exec.name)
   let result: ToolExecutionResult
   try {
-    result = await judge(state, exec, entry, argsError)
+    // A caller's non-signal would silently make the call uncancellable: refuse it instead.
+    result = exec.signal === input?.signal || input?.signal === undefined
+      ? await judge(state, exec, entry, argsError)
+      : decided(toolFailure('PIPELINE_ERROR', 'execute() got a signal that is not an AbortSignal; pass an AbortSignal or leave it out', 'caller'), 'registry')
   } catch (error) {
     // Only a defect in this package gets here; it still must not escape.
     state.logger.error('pipeline defect for %s: %s', exec.name, error)
@@ -60,7 +63,7 @@ function makeExecution(input: ExecuteInput): [ToolExecution, unknown] {
     callId: typeof input?.callId === 'string' && input.callId ? input.callId : randomUUID(),
     name,
     arguments: args,
-    signal: input?.signal ?? neverAborted,
+    signal: input?.signal instanceof AbortSignal ? input.signal : neverAborted,
   }
   if (input?.parent !== undefined) exec.parent = input.parent
   return [Object.freeze(exec) as unknown as ToolExecution, argsError]

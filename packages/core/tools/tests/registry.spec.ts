@@ -80,3 +80,12 @@ test('execute never throws, even for garbage input', async () => {
   }
   expect(observed).toHaveLength(5)
 })
+
+test('a signal that is not an AbortSignal is refused, not silently ignored', async () => {
+  const { ctx } = await setup()
+  let ran = false
+  await plug(ctx, 'p', (ctx) => ctx.tools.register(tool({ execute: () => { ran = true } })))
+  const result = await ctx.tools.execute({ callId: 's', name: 'probe', arguments: {}, signal: {} as AbortSignal })
+  expect(result).toMatchObject({ isError: true, error: { code: 'PIPELINE_ERROR', source: 'caller', message: expect.stringContaining('not an AbortSignal') } })
+  expect(ran).toBe(false)
+})
