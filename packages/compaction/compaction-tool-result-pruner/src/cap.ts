@@ -1,11 +1,10 @@
 import type { Context } from 'cordis'
 import {
-  applyPostDecision, type PostToolDecision, type ToolExecution, type ToolExecutionResult,
+  applyPostDecision, BOUNDS_OUTPUT, type PostToolDecision, type ToolExecution, type ToolExecutionResult,
 } from '@dshkit/tools'
 import { headOf, joinText, tailOf, textChars, withText } from './text.js'
 
-/** The option spill-policy (or any listener that bounds output) sets on its post-execute hook. */
-export const BOUNDS_OUTPUT = 'dshkitBoundsOutput'
+export { BOUNDS_OUTPUT }
 const OWN_HOOK = 'dshkitCap'
 
 const ERROR_PREFIX = 'Error: '

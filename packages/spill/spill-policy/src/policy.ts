@@ -2,19 +2,15 @@ import type { Context, Logger } from 'cordis'
 import type { SpillService } from '@dshkit/spill'
 import { utf8Length } from '@dshkit/spill'
 import {
-  applyPostDecision, joinText, replaceText, type ContentBlock, type JsonValue, type PostToolDecision, type ToolExecution,
-  type ToolExecutionResult,
+  applyPostDecision, BOUNDS_OUTPUT, joinText, replaceText, type ContentBlock, type JsonValue,
+  type PostToolDecision, type ToolExecution, type ToolExecutionResult,
 } from '@dshkit/tools'
 import { readLimitOf, type Config } from './config.js'
 import { lostNotice, shortReason, storedNotice } from './notice.js'
 import { buildPreview, type Preview } from './preview.js'
 import { SPILL_READ } from './spill-read.js'
 
-/**
- * Marks a post-execute listener that bounds output size; an inner cap (the tool-result pruner)
- * leaves bounding to it instead of truncating what it would have stored whole.
- */
-export const BOUNDS_OUTPUT = 'dshkitBoundsOutput'
+export { BOUNDS_OUTPUT }
 
 const ERROR_PREFIX = 'Error: '
 
