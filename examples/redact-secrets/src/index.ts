@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import { applyPostDecision, type ContentBlock, type PostToolDecision } from '@dshkit/tools'
+import { applyPostDecision, replaceDecision, type ContentBlock } from '@dshkit/tools'
 import { BUILTIN_PATTERNS, compileUserPattern, redactText } from './patterns.js'
 
 export { BUILTIN_PATTERNS, redactText } from './patterns.js'
@@ -53,14 +53,8 @@ export function apply(ctx: Context, input?: ConfigInput) {
     }
     const content = clean(applyPostDecision(result, decision).content)
     if (!redactions) return decision
-    // The pipeline applies this decision to the original result, so keep what inner listeners added.
-    const replaced: PostToolDecision = {
-      kind: 'replace',
-      content,
-      meta: { ...decision.meta, redactions },
-    }
-    if (contexts) replaced.additionalContexts = contexts
-    return replaced
+    // Keeps what inner listeners added (meta, and their contexts, redacted too).
+    return replaceDecision({ ...decision, additionalContexts: contexts }, content, { redactions })
   })
 }
 

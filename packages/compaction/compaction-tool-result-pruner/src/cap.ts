@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import {
-  applyPostDecision, BOUNDS_OUTPUT, type PostToolDecision, type ToolExecution, type ToolExecutionResult,
+  applyPostDecision, BOUNDS_OUTPUT, replaceDecision, type PostToolDecision, type ToolExecution, type ToolExecutionResult,
 } from '@dshkit/tools'
 import { headOf, joinText, tailOf, textChars, withText } from './text.js'
 
@@ -49,13 +49,7 @@ export function registerCap(ctx: Context, max: number) {
     const total = textChars(effective.content)
     if (total <= max || boundedFurtherOut()) return decision
     const capped = capText(joinText(effective.content), max, effective.isError)
-    const replaced: PostToolDecision = {
-      kind: 'replace',
-      content: withText(effective.content, capped.text),
-      meta: { ...(decision.kind === 'replace' ? decision.meta : undefined), capped: { chars: total, omittedChars: capped.omitted } },
-    }
-    if (decision.additionalContexts) replaced.additionalContexts = decision.additionalContexts
-    return replaced
+    return replaceDecision(decision, withText(effective.content, capped.text), { capped: { chars: total, omittedChars: capped.omitted } })
   }
 
   ctx.on('tools/post-execute', listener, { prepend: true, [OWN_HOOK]: token } as { prepend: boolean })

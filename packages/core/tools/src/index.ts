@@ -4,7 +4,7 @@ import { Config, ToolRuntime } from './runtime.js'
 export * from './types.js'
 export { defineTool, TOOL_NAME } from './define.js'
 export { snapshotJson, deepFreeze, NotJsonError } from './json.js'
-export { toolFailure, applyPostDecision, renderValue, isToolErrorCode } from './results.js'
+export { toolFailure, applyPostDecision, replaceDecision, renderValue, isToolErrorCode } from './results.js'
 export { joinText, replaceText, BOUNDS_OUTPUT } from './content.js'
 export { fuseSignals, neverAborted } from './signals.js'
 export { Config, ToolRuntime }

@@ -107,6 +107,18 @@ export function checkPostDecision(decision: unknown): PostToolDecision {
   }
 }
 
+/**
+ * A `replace` of the content that keeps what the inner decision carried (its meta and contexts):
+ * the registry applies an outer listener's decision to the original result, not to the inner one's.
+ */
+export function replaceDecision(inner: PostToolDecision, content: ContentBlock[], meta?: Record<string, JsonValue>): PostToolDecision {
+  const replaced: PostToolDecision = { kind: 'replace', content }
+  const merged = { ...(inner.kind === 'block' ? undefined : inner.meta), ...meta }
+  if (Object.keys(merged).length) replaced.meta = merged
+  if (inner.additionalContexts?.length) replaced.additionalContexts = inner.additionalContexts
+  return replaced
+}
+
 /** The result a post-execute decision leads to; outer listeners use it to see what inner ones decided. */
 export function applyPostDecision(result: ToolExecutionResult, decision: PostToolDecision): ToolExecutionResult {
   const contexts = [...result.additionalContexts ?? [], ...decision.additionalContexts ?? []]

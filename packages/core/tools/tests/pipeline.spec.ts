@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { toolFailure, type ToolExecution } from '../src/index.js'
+import { replaceDecision, toolFailure, type ToolExecution } from '../src/index.js'
 import { call, deferred, echo, isDeepFrozen, plug, provideApproval, setup, sleep, tool } from './helpers.js'
 
 describe('step 1: unknown names and arguments', () => {
@@ -332,6 +332,14 @@ describe('step 7: post-execute', () => {
     const result = await ctx.tools.execute(call())
     expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: 'hi' }], meta: { audited: true } })
     expect(result.meta).not.toHaveProperty('replacedBy')
+  })
+
+  test('replaceDecision keeps what the inner decision carried: meta (of an accept too) and contexts', () => {
+    const note = { source: 'inner', content: [{ type: 'text' as const, text: 'n' }] }
+    const content = [{ type: 'text' as const, text: 'new' }]
+    expect(replaceDecision({ kind: 'accept', meta: { a: 1 }, additionalContexts: [note] }, content, { b: 2 }))
+      .toEqual({ kind: 'replace', content, meta: { a: 1, b: 2 }, additionalContexts: [note] })
+    expect(replaceDecision({ kind: 'accept' }, content)).toEqual({ kind: 'replace', content })
   })
 
   test('block turns the result into BLOCKED, drops the value and names the blocker', async () => {

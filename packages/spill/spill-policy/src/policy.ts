@@ -2,7 +2,7 @@ import type { Context, Logger } from 'cordis'
 import type { SpillService } from '@dshkit/spill'
 import { utf8Length } from '@dshkit/spill'
 import {
-  applyPostDecision, BOUNDS_OUTPUT, joinText, replaceText, type ContentBlock, type JsonValue,
+  applyPostDecision, BOUNDS_OUTPUT, joinText, replaceDecision, replaceText, type ContentBlock, type JsonValue,
   type PostToolDecision, type ToolExecution, type ToolExecutionResult,
 } from '@dshkit/tools'
 import { readLimitOf, type Config } from './config.js'
@@ -65,13 +65,7 @@ export function registerPolicy(ctx: Context, config: Config) {
     const total = textSize(effective.content)
     if (total <= threshold) return decision
     const bounded = await bound(exec, joinText(effective.content), total, threshold, threshold, effective.isError)
-    const replaced: PostToolDecision = {
-      kind: 'replace',
-      content: replaceText(effective.content, bounded.text),
-      meta: { ...(decision.kind === 'replace' ? decision.meta : undefined), spill: bounded.meta },
-    }
-    if (decision.additionalContexts) replaced.additionalContexts = decision.additionalContexts
-    return replaced
+    return replaceDecision(decision, replaceText(effective.content, bounded.text), { spill: bounded.meta })
   }
 
   // Outermost, so it bounds whatever the listeners inside it decided.

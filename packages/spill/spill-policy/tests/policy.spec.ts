@@ -138,6 +138,18 @@ describe('what inner listeners decided', () => {
     if (!result.isError) expect(result.value).toBe('small')
   })
 
+  test('an inner accept\'s meta survives the spill (hook bridges attach meta that way)', async () => {
+    const { ctx, big } = await setup({ dir: join(root, 'spills'), policy: { thresholdBytes: 4096 } })
+    await ctx.plugin({
+      name: 'tagger',
+      apply(ctx: Context) {
+        ctx.on('tools/post-execute', async () => ({ kind: 'accept', meta: { audited: true } }))
+      },
+    })
+    const result = await big('x'.repeat(20_000))
+    expect(result.meta).toMatchObject({ audited: true, spill: { bytes: 20_000 } })
+  })
+
   test('an inner block stays a block, its huge reason bounded and stored', async () => {
     const { ctx, big, call } = await setup({ dir: join(root, 'spills'), policy: { thresholdBytes: 4096 } })
     const reason = `policy says no: ${'because '.repeat(5000)}end of reason`
