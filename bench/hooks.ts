@@ -5,12 +5,11 @@ import { spawn } from 'node:child_process'
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Context } from 'cordis'
 import { z } from 'zod'
-import Tools from '@dshkit/tools'
 import { runHook } from '@dshkit/hook-protocol'
 import HooksClaudeCode from '@dshkit/hooks-claude-code'
 import { compare, machine, table } from './lib/measure.js'
+import { withTools } from './lib/tools.js'
 
 const log = (message: string) => process.stderr.write(`hooks: ${message}\n`)
 // Two no-op shell commands, and a no-op node script: what a typical hook costs just to start.
@@ -25,13 +24,7 @@ async function boot(command: string | undefined) {
   const dir = await mkdtemp(join(tmpdir(), 'bench-hooks-'))
   const hooks = command ? { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command }] }] } : {}
   await writeFile(join(dir, 'settings.json'), JSON.stringify({ hooks }))
-  const ctx = new Context()
-  await ctx.plugin(Tools)
-  await ctx.plugin({
-    name: 'bench-tools',
-    inject: ['tools'],
-    apply: (ctx: Context) => void ctx.tools.register({ name: 'fs_write', description: 'no-op', parameters: z.any(), execute: () => 'ok' }),
-  })
+  const ctx = await withTools('bench-tools', (ctx) => void ctx.tools.register({ name: 'fs_write', description: 'no-op', parameters: z.any(), execute: () => 'ok' }))
   await ctx.plugin(HooksClaudeCode, { configPath: 'settings.json', projectDir: dir, sessionId: 'bench' })
   return { ctx, dir }
 }

@@ -1,8 +1,8 @@
 // Per-call cost of ctx.tools.execute against bare ctx.waterfall dispatch and a koa-style compose.
-import { Context } from 'cordis'
 import { z } from 'zod'
-import Tools, { type PostToolDecision, type PreToolDecision, type ToolExecutionResult } from '@dshkit/tools'
+import { type PostToolDecision, type PreToolDecision, type ToolExecutionResult } from '@dshkit/tools'
 import { compare, machine, table } from './lib/measure.js'
+import { withTools } from './lib/tools.js'
 
 const ALLOW: PreToolDecision = { kind: 'allow' }
 const ACCEPT: PostToolDecision = { kind: 'accept' }
@@ -12,22 +12,15 @@ const passPost = (_e: unknown, _r: unknown, next: () => Promise<PostToolDecision
 const observe = () => {}
 
 async function boot(listeners: number) {
-  const ctx = new Context()
-  await ctx.plugin(Tools)
-  await ctx.plugin({
-    name: 'noop-policy',
-    inject: ['tools'],
-    apply(ctx) {
-      ctx.tools.register({ name: 'noop', description: 'does nothing', parameters: z.object({ n: z.number() }), execute: () => 'ok' })
-      for (let i = 0; i < listeners; i++) {
-        ctx.on('tools/pre-execute', passPre)
-        ctx.on('tools/execute', passExec)
-        ctx.on('tools/post-execute', passPost)
-      }
-      ctx.on('tools/result', observe)
-    },
+  return withTools('noop-policy', (ctx) => {
+    ctx.tools.register({ name: 'noop', description: 'does nothing', parameters: z.object({ n: z.number() }), execute: () => 'ok' })
+    for (let i = 0; i < listeners; i++) {
+      ctx.on('tools/pre-execute', passPre)
+      ctx.on('tools/execute', passExec)
+      ctx.on('tools/post-execute', passPost)
+    }
+    ctx.on('tools/result', observe)
   })
-  return ctx
 }
 
 /** A hand-written koa-style onion over plain arrays: the floor for any dispatch. */
@@ -69,19 +62,13 @@ for (const listeners of [0, 8]) {
 
 // Heap growth: 100k calls sharing one long-lived caller signal, with a wrapper that swaps the signal.
 const heap = await (async () => {
-  const ctx = new Context()
-  await ctx.plugin(Tools)
-  await ctx.plugin({
-    name: 'swapper',
-    inject: ['tools'],
-    apply(ctx) {
-      ctx.tools.register({ name: 'noop', description: '', parameters: z.any(), execute: () => 'ok' })
-      ctx.on('tools/execute', async (exec, next) => {
-        const saved = exec.signal
-        exec.signal = new AbortController().signal
-        try { return await next() } finally { exec.signal = saved }
-      })
-    },
+  const ctx = await withTools('swapper', (ctx) => {
+    ctx.tools.register({ name: 'noop', description: '', parameters: z.any(), execute: () => 'ok' })
+    ctx.on('tools/execute', async (exec, next) => {
+      const saved = exec.signal
+      exec.signal = new AbortController().signal
+      try { return await next() } finally { exec.signal = saved }
+    })
   })
   const signal = new AbortController().signal
   const gc = (globalThis as any).gc as (() => void) | undefined

@@ -2,11 +2,12 @@
 // next to a bare setTimeout + AbortController measured the same way in the same run?
 // Plus: per-call cost of the wrapper when the deadline is not reached, and heap growth with one
 // long-lived caller signal reused across calls (what AbortSignal.any would retain).
-import { Context } from 'cordis'
+import type { Context } from 'cordis'
 import { z } from 'zod'
-import Tools, { type ToolDefinition } from '@dshkit/tools'
+import type { ToolDefinition } from '@dshkit/tools'
 import TimeoutPolicy from '@dshkit/timeout-policy'
 import { compare, machine, table } from './lib/measure.js'
+import { withTools } from './lib/tools.js'
 
 const log = (message: string) => process.stderr.write(`timeout: ${message}\n`)
 
@@ -15,17 +16,11 @@ function untilAborted(signal: AbortSignal): Promise<never> {
 }
 
 async function boot(withPolicy: boolean) {
-  const ctx = new Context()
-  await ctx.plugin(Tools)
-  await ctx.plugin({
-    name: 'bench-tools',
-    inject: ['tools'],
-    apply(ctx) {
-      for (const ms of [20, 50, 100]) {
-        ctx.tools.register({ name: `wait_${ms}`, description: 'waits for its signal', parameters: z.any(), timeoutMs: ms, execute: (_a, run) => untilAborted(run.signal) } as ToolDefinition)
-      }
-      ctx.tools.register({ name: 'quick', description: 'returns at once', parameters: z.any(), timeoutMs: 60_000, execute: () => 'ok' })
-    },
+  const ctx = await withTools('bench-tools', (ctx) => {
+    for (const ms of [20, 50, 100]) {
+      ctx.tools.register({ name: `wait_${ms}`, description: 'waits for its signal', parameters: z.any(), timeoutMs: ms, execute: (_a, run) => untilAborted(run.signal) } as ToolDefinition)
+    }
+    ctx.tools.register({ name: 'quick', description: 'returns at once', parameters: z.any(), timeoutMs: 60_000, execute: () => 'ok' })
   })
   if (withPolicy) await ctx.plugin(TimeoutPolicy)
   return ctx
