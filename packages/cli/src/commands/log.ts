@@ -1,15 +1,17 @@
 import { pendingCallsOf, type SessionEvent, type ToolCallEvent } from '@dshkit/session'
-import { readSessionLog } from '@dshkit/session-store-jsonl'
-import { access } from 'node:fs/promises'
+import { parseSessionLog } from '@dshkit/session-store-jsonl'
+import { readFile } from 'node:fs/promises'
 
 /** Replays a session log read-only: calls with their results, contexts, and calls a crash left open. */
 export async function log(options: { file: string; json: boolean }): Promise<number> {
+  let data: Buffer
   try {
-    await access(options.file)
-  } catch {
-    throw new Error(`${options.file}: cannot read session log: no such file`)
+    data = await readFile(options.file)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    throw new Error(`${options.file}: cannot read session log: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`)
   }
-  const parsed = await readSessionLog(options.file)
+  const parsed = parseSessionLog(data, options.file)
   const out = (text: string) => process.stdout.write(text + '\n')
   const pending = pendingCallsOf(parsed.events)
   if (options.json) {
