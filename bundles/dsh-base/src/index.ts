@@ -46,7 +46,7 @@ function cwdFromSandbox(raw: unknown) {
 export const Config = z.preprocess(cwdFromSandbox, z.object({
   log: z.string().min(1).optional()
     .describe('session log file (JSONL); given, @dshkit/session-store-jsonl keeps the session, else memory'),
-  tools: z.unknown().optional(),
+  tools: Tools.Config,
   session: part(Session.Config),
   'session-store-jsonl': part(SessionStoreJsonl.Config).optional(),
   'agent-loop': part(AgentLoop.Config),
@@ -74,7 +74,7 @@ export function apply(ctx: Context, input?: ConfigInput) {
     if (value !== false) ctx.plugin(plugin, value)
   }
   if (config.logger !== false) ctx.plugin(Logger as any, config.logger)
-  ctx.plugin(Tools)
+  ctx.plugin(Tools, config.tools)
   // One session provider: the JSONL store when a log path is given, memory otherwise.
   const jsonl = config['session-store-jsonl'] || (config.log ? { path: config.log } : undefined)
   if (jsonl) use(SessionStoreJsonl, { ...jsonl, path: config.log ?? jsonl.path })

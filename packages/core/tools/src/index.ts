@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import type { z } from 'zod'
 import { Config, ToolRuntime } from './runtime.js'
 
 export * from './types.js'
@@ -11,7 +12,7 @@ export { Config, ToolRuntime }
 
 export const name = 'tools'
 
-export function apply(ctx: Context) {
+export function apply(ctx: Context, _config?: z.input<typeof Config>) {
   new ToolRuntime(ctx)
 }
 

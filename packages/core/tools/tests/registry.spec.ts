@@ -1,5 +1,7 @@
+import { Context } from 'cordis'
 import { expect, test } from 'vitest'
 import { z } from 'zod'
+import Tools from '../src/index.js'
 import { call, echo, plug, setup, tool } from './helpers.js'
 
 test('register validates the definition where it is written', async () => {
@@ -88,4 +90,9 @@ test('a signal that is not an AbortSignal is refused, not silently ignored', asy
   const result = await ctx.tools.execute({ callId: 's', name: 'probe', arguments: {}, signal: {} as AbortSignal })
   expect(result).toMatchObject({ isError: true, error: { code: 'PIPELINE_ERROR', source: 'caller', message: expect.stringContaining('not an AbortSignal') } })
   expect(ran).toBe(false)
+})
+
+test('@dshkit/tools takes no config: a key is a ValidationError saying so', async () => {
+  const ctx = new Context()
+  await expect(ctx.plugin(Tools, { retries: 3 } as any)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('@dshkit/tools takes no config (got retries)') })
 })
