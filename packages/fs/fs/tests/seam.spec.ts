@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { Context } from 'cordis'
 import { expect, test } from 'vitest'
 import {
-  FsError, FsService, isWithin, resolveRealPath, toFsError, type FsCheckRequest, type FsEntry, type FsStat,
+  FsError, FsService, isWithin, resolveRealPath, resolveRealPathSync, toFsError, type FsCheckRequest, type FsEntry, type FsStat,
   type TextSlice, type WriteResult, type EditResult,
 } from '../src/index.js'
 
@@ -87,7 +87,11 @@ test('the service leaves with its provider plugin', async () => {
   expect(ctx.get('fs')).toBeUndefined()
 })
 
-test('resolveRealPath follows symlinks (dangling ones too) and appends what does not exist yet', async () => {
+// Both variants walk the same steps; the sync one serves synchronous judges such as permission-policy's guard.
+test.each([
+  ['resolveRealPath', resolveRealPath],
+  ['resolveRealPathSync', async (abs: string) => resolveRealPathSync(abs)],
+])('%s follows symlinks (dangling ones too) and appends what does not exist yet', async (_, resolveRealPath) => {
   const base = await realpath(await mkdtemp(join(tmpdir(), 'dshkit-fs-')))
   const root = join(base, 'root')
   const outside = join(base, 'outside')
