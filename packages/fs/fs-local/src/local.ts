@@ -24,6 +24,10 @@ interface Pinned {
 const fatalUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 /** `dir/`, `dir/.` and `..` name a directory; resolve() drops that, and a file would be written in its place. */
 const DIRECTORY_SPELLING = process.platform === 'win32' ? /(^|[\\/])\.{0,2}$/ : /(^|\/)\.{0,2}$/
+/** `file/` and `file/.` must name a directory (POSIX ENOTDIR); resolve() would silently open the file. */
+const TRAILING_SLASH = process.platform === 'win32' ? /[\\/]\.?$/ : /\/\.?$/
+/** A rewrite is new content from someone else: it must not run with the old file's owner or group. */
+const SET_ID_BITS = 0o6000
 
 /** `ctx.fs` on the local disk: every operation is checked by path, then by the descriptor it opened. */
 export class LocalFs extends FsService {
@@ -145,6 +149,9 @@ export class LocalFs extends FsService {
     try {
       const real = await openedPath(handle, abs)
       await this.check({ op, access, path: abs, realPath: real, phase: 'descriptor' })
+      if (TRAILING_SLASH.test(path) && !(await handle.stat()).isDirectory()) {
+        throw new FsError('FS_NOT_A_DIRECTORY', `${abs} is a file, but ${JSON.stringify(path)} ends in "/" or "/.", which names a directory`, abs)
+      }
       return await body({ abs, handle, real })
     } finally {
       await handle.close()
@@ -169,19 +176,21 @@ export class LocalFs extends FsService {
     })
   }
 
-  /** Atomic replace: a temp file in the checked directory, fsync, rename over the target; an existing file keeps its mode. */
+  /** Atomic replace: a temp file in the checked directory, fsync, rename over the target; an existing file keeps its mode minus setuid/setgid. */
   private async replaceFile(op: FsOperation, abs: string, target: string, data: Buffer): Promise<WriteResult> {
     const base = nodePath.basename(target)
+    const label = target === abs ? abs : `${abs} (resolves to ${target})`
     const dir = await this.openDirectory(op, abs, nodePath.dirname(target), base)
     try {
       const at = (name: string) => nodePath.join(through(dir.handle, dir.real), name)
       let mode: number | undefined
       try {
+        // lstat, never open: a pipe or device in the way is refused without blocking on it or writing to it.
         const existing = await lstat(at(base))
-        if (existing.isDirectory()) throw new FsError('FS_IS_A_DIRECTORY', `${abs} is a directory; it cannot be written as a file`, abs)
-        if (existing.isFile()) mode = existing.mode & 0o7777
+        if (existing.isDirectory()) throw new FsError('FS_IS_A_DIRECTORY', `${label} is a directory; it cannot be written as a file`, abs)
+        if (existing.isFile()) mode = existing.mode & 0o7777 & ~SET_ID_BITS
         // A symlink here was swapped in after the path was resolved: the rename replaces the link, never follows it.
-        else if (!existing.isSymbolicLink()) throw new FsError('FS_NOT_A_FILE', `${abs} is not a regular file (it is a device, socket or pipe); it cannot be written as text`, abs)
+        else if (!existing.isSymbolicLink()) throw new FsError('FS_NOT_A_FILE', `${label} is not a regular file (it is a device, socket or pipe); it cannot be written as text`, abs)
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
       }
