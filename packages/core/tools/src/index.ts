@@ -8,6 +8,7 @@ export { snapshotJson, deepFreeze, NotJsonError } from './json.js'
 export { toolFailure, applyPostDecision, replaceDecision, renderValue, isToolErrorCode } from './results.js'
 export { joinText, replaceText, BOUNDS_OUTPUT } from './content.js'
 export { fuseSignals, neverAborted } from './signals.js'
+export { strictConfig, unknownKeyMessage, closestKey, editDistance, type StrictConfigOptions } from './config.js'
 export { Config, ToolRuntime }
 
 export const name = 'tools'
