@@ -1,7 +1,7 @@
 // Per-call cost of ctx.tools.execute against bare ctx.waterfall dispatch and a koa-style compose.
 import { z } from 'zod'
 import { type PostToolDecision, type PreToolDecision, type ToolExecutionResult } from '@dshkit/tools'
-import { compare, machine, table } from './lib/measure.js'
+import { compare, machine, size, table } from './lib/measure.js'
 import { withTools } from './lib/tools.js'
 
 const ALLOW: PreToolDecision = { kind: 'allow' }
@@ -72,10 +72,10 @@ const heap = await (async () => {
   })
   const signal = new AbortController().signal
   const gc = (globalThis as any).gc as (() => void) | undefined
-  for (let i = 0; i < 5000; i++) await ctx.tools.execute({ callId: 'w', name: 'noop', arguments: {}, signal })
+  for (let i = 0; i < size(5000, 10); i++) await ctx.tools.execute({ callId: 'w', name: 'noop', arguments: {}, signal })
   gc?.()
   const before = process.memoryUsage().heapUsed
-  for (let i = 0; i < 100_000; i++) await ctx.tools.execute({ callId: 'h', name: 'noop', arguments: {}, signal })
+  for (let i = 0; i < size(100_000, 10); i++) await ctx.tools.execute({ callId: 'h', name: 'noop', arguments: {}, signal })
   gc?.()
   return (process.memoryUsage().heapUsed - before) / 1024 / 1024
 })()

@@ -6,7 +6,7 @@ import type { Context } from 'cordis'
 import { z } from 'zod'
 import type { ToolDefinition } from '@dshkit/tools'
 import TimeoutPolicy from '@dshkit/timeout-policy'
-import { compare, machine, table } from './lib/measure.js'
+import { compare, machine, size, table } from './lib/measure.js'
 import { withTools } from './lib/tools.js'
 
 const log = (message: string) => process.stderr.write(`timeout: ${message}\n`)
@@ -51,7 +51,8 @@ const ctx = await boot(true)
 const bare = await boot(false)
 const rows: (string | number)[][] = []
 const all: number[] = []
-for (const [ms, runs] of [[20, 150], [50, 80], [100, 50]] as const) {
+for (const [ms, fullRuns] of [[20, 150], [50, 80], [100, 50]] as const) {
+  const runs = size(fullRuns, 2)
   log(`deadline ${ms} ms × ${runs}`)
   const ours: number[] = []
   const base: number[] = []
@@ -73,10 +74,10 @@ const cost = await compare({ policy: quickCall(ctx), bare: quickCall(bare) }, { 
 log('heap growth over 100k calls with one caller signal')
 const caller = new AbortController()
 const heap = async (c: Context) => {
-  for (let i = 0; i < 2000; i++) await c.tools.execute({ callId: 'h', name: 'quick', arguments: {}, signal: caller.signal })
+  for (let i = 0; i < size(2000, 10); i++) await c.tools.execute({ callId: 'h', name: 'quick', arguments: {}, signal: caller.signal })
   global.gc?.()
   const before = process.memoryUsage().heapUsed
-  for (let i = 0; i < 100_000; i++) await c.tools.execute({ callId: 'h', name: 'quick', arguments: {}, signal: caller.signal })
+  for (let i = 0; i < size(100_000, 10); i++) await c.tools.execute({ callId: 'h', name: 'quick', arguments: {}, signal: caller.signal })
   global.gc?.()
   return (process.memoryUsage().heapUsed - before) / 1024 / 1024
 }
