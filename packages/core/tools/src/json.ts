@@ -6,8 +6,25 @@ export class NotJsonError extends TypeError {
   }
 }
 
-/** Deep-copies a JSON value into frozen plain objects; throws NotJsonError for anything JSON cannot carry. */
-export function snapshotJson(value: unknown, path = '', seen = new Set<object>()): JsonValue {
+/** A `__proto__` key: refused because JavaScript cannot hold it as plain data everywhere. */
+export class ForbiddenKeyError extends TypeError {
+  constructor(readonly key: string, readonly path: string) {
+    super(`key ${JSON.stringify(key)} at ${path || 'the top level'} is not allowed`)
+  }
+}
+
+/**
+ * Deep-copies a JSON value into frozen plain objects; throws NotJsonError for anything JSON cannot carry
+ * and ForbiddenKeyError for a `__proto__` key anywhere. Objects get a null prototype, so every reader
+ * (a schema reading `input[key]`, a policy, a hook) sees exactly the own keys the caller sent:
+ * `constructor` or `toString` is data when sent and `undefined` when not, never something inherited.
+ * `root` names the value in NotJsonError messages (e.g. `arguments`); ForbiddenKeyError names the key path below it.
+ */
+export function snapshotJson(value: unknown, root = ''): JsonValue {
+  return copyJson(value, root, '', new Set())
+}
+
+function copyJson(value: unknown, path: string, keys: string, seen: Set<object>): JsonValue {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -24,19 +41,22 @@ export function snapshotJson(value: unknown, path = '', seen = new Set<object>()
           const copy = new Array<JsonValue>(value.length)
           for (let i = 0; i < value.length; i++) {
             if (value[i] === undefined) throw new NotJsonError(`${path}[${i}]`, 'undefined')
-            copy[i] = snapshotJson(value[i], `${path}[${i}]`, seen)
+            copy[i] = copyJson(value[i], `${path}[${i}]`, `${keys}[${i}]`, seen)
           }
           return Object.freeze(copy) as JsonValue[]
         }
         const proto = Object.getPrototypeOf(value)
         if (proto !== Object.prototype && proto !== null) {
-          throw new NotJsonError(path, `a ${proto?.constructor?.name ?? 'non-plain'} object`)
+          throw new NotJsonError(path, `a ${protoName(proto)} object`)
         }
-        const copy: Record<string, JsonValue> = {}
-        for (const key in value) {
+        const copy: Record<string, JsonValue> = Object.create(null)
+        // Own keys only: an inherited key is not something the caller sent.
+        for (const key of Object.keys(value)) {
+          if (key === '__proto__') throw new ForbiddenKeyError(key, keys)
           const item = (value as Record<string, unknown>)[key]
           if (item === undefined) continue
-          copy[key] = snapshotJson(item, path ? `${path}.${key}` : key, seen)
+          // A plain assignment: with no prototype there is no setter to hit, and `__proto__` is refused above.
+          copy[key] = copyJson(item, path ? `${path}.${key}` : key, keys ? `${keys}.${key}` : key, seen)
         }
         return Object.freeze(copy)
       } finally {
@@ -45,6 +65,15 @@ export function snapshotJson(value: unknown, path = '', seen = new Set<object>()
     }
     default:
       throw new NotJsonError(path, `a ${typeof value}`)
+  }
+}
+
+function protoName(proto: object): string {
+  try {
+    const name = (proto as { constructor?: { name?: unknown } }).constructor?.name
+    return typeof name === 'string' && name ? name : 'non-plain'
+  } catch {
+    return 'non-plain'
   }
 }
 

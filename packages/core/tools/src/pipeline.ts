@@ -3,10 +3,10 @@ import type { Hook, Logger } from 'cordis'
 import { deepFreeze, snapshotJson } from './json.js'
 import {
   applyPostDecision, checkContent, checkContexts, checkPostDecision, checkResult, decided, describe,
-  errorMessage, renderValue, toolFailure,
+  errorMessage, renderValue, safeProperty, toolFailure,
 } from './results.js'
 import { fuseSignals, neverAborted, onAbort } from './signals.js'
-import { ListenerError, runWaterfall } from './waterfall.js'
+import { isListenerError, runWaterfall } from './waterfall.js'
 import type {
   ApprovalService, ContextMessage, ExecuteInput, JsonValue, PostToolDecision, PreToolDecision,
   ToolDefinition, ToolDispatchExecution, ToolExecution, ToolExecutionResult, ToolFailure, ToolGuard,
@@ -21,6 +21,8 @@ export interface PipelineState {
   tools: Map<string, RegisteredTool>
   guards: Set<RegisteredGuard>
   hooks: Record<string | symbol, Hook[] | undefined>
+  /** cordis's scoping rule for this runtime: whether a listener belongs to the same `tools` scope (see `ctx.isolate`). */
+  inScope(hook: Hook): boolean
   approval(): ApprovalService | undefined
   logger: Logger
 }
@@ -31,26 +33,40 @@ const allow = async () => ALLOW
 const accept = async () => ACCEPT
 const noop = () => {}
 
+/** The listeners of `event` that cordis would dispatch to for this runtime, in order; undefined when none. */
+function listeners(state: PipelineState, event: string): Hook[] | undefined {
+  const hooks = state.hooks[event]
+  if (!hooks?.length) return
+  const scoped = hooks.filter(state.inScope)
+  return scoped.length ? scoped : undefined
+}
+
+function reportTo(state: PipelineState, event: string) {
+  return { event, warn: (message: string) => state.logger.warn('%s', message) }
+}
+
 /** Steps 1–10 of the pipeline; never throws, always one frozen result and one `tools/result`. */
 export async function runPipeline(state: PipelineState, input: ExecuteInput): Promise<ToolExecutionResult> {
-  const [exec, argsError] = makeExecution(input)
+  const [exec, argsError, badSignal] = makeExecution(input)
   const entry = state.tools.get(exec.name)
   let result: ToolExecutionResult
   try {
     // A caller's non-signal would silently make the call uncancellable: refuse it instead.
-    result = exec.signal === input?.signal || input?.signal === undefined
+    result = !badSignal
       ? await judge(state, exec, entry, argsError)
       : decided(toolFailure('PIPELINE_ERROR', 'execute() got a signal that is not an AbortSignal; pass an AbortSignal or leave it out', 'caller'), 'registry')
   } catch (error) {
     // Only a defect in this package gets here; it still must not escape.
-    state.logger.error('pipeline defect for %s: %s', exec.name, error)
+    state.logger.error('pipeline defect for %s: %s', exec.name, errorMessage(error))
     result = decided(toolFailure('PIPELINE_ERROR', `internal error in @dshkit/tools: ${errorMessage(error)}`, 'tools'), 'registry')
   }
   return finish(state, exec, entry?.def, result)
 }
 
-function makeExecution(input: ExecuteInput): [ToolExecution, unknown] {
-  const name = typeof input?.name === 'string' ? input.name : String(input?.name)
+/** The frozen execution, why its arguments are not usable (if so), and whether the caller passed a non-signal. */
+function makeExecution(input: ExecuteInput): [ToolExecution, unknown, boolean] {
+  const rawName = safeProperty(input, 'name')
+  const name = typeof rawName === 'string' ? rawName : errorMessage(rawName)
   let args: JsonValue = null
   let argsError: unknown
   try {
@@ -58,15 +74,18 @@ function makeExecution(input: ExecuteInput): [ToolExecution, unknown] {
   } catch (error) {
     argsError = error
   }
+  const callId = safeProperty(input, 'callId')
+  const signal = safeProperty(input, 'signal')
+  const parent = safeProperty(input, 'parent')
   const exec: Record<string, unknown> = {
     token: Symbol(name),
-    callId: typeof input?.callId === 'string' && input.callId ? input.callId : randomUUID(),
+    callId: typeof callId === 'string' && callId ? callId : randomUUID(),
     name,
     arguments: args,
-    signal: input?.signal instanceof AbortSignal ? input.signal : neverAborted,
+    signal: isAbortSignal(signal) ? signal : neverAborted,
   }
-  if (input?.parent !== undefined) exec.parent = input.parent
-  return [Object.freeze(exec) as unknown as ToolExecution, argsError]
+  if (parent !== undefined) exec.parent = parent
+  return [Object.freeze(exec) as unknown as ToolExecution, argsError, signal !== undefined && exec.signal !== signal]
 }
 
 async function judge(state: PipelineState, exec: ToolExecution, entry: RegisteredTool | undefined, argsError: unknown) {
@@ -112,8 +131,9 @@ function denied(reason: string, source: string | undefined, by: 'listener' | 'gu
 }
 
 function pipelineError(error: unknown, phase: string, by: 'listener' | 'wrapper'): ToolFailure {
-  const source = error instanceof ListenerError ? error.source : 'unknown plugin'
-  const cause = error instanceof ListenerError ? error.reason : error
+  const listenerError = isListenerError(error)
+  const source = listenerError ? error.source : 'unknown plugin'
+  const cause = listenerError ? error.reason : error
   return decided(toolFailure('PIPELINE_ERROR', `${source} failed in ${phase}: ${errorMessage(cause)}`, source), by)
 }
 
@@ -133,11 +153,11 @@ function claimPre(value: unknown, source: string): PreToolDecision {
 
 /** Steps 3–5: listeners, then guards, then approval for `ask`. Returns a failure, or nothing to go on. */
 async function preExecute(state: PipelineState, exec: ToolExecution): Promise<ToolFailure | undefined> {
-  const hooks = state.hooks['tools/pre-execute']
+  const hooks = listeners(state, 'tools/pre-execute')
   let decision = ALLOW
-  if (hooks?.length) {
+  if (hooks) {
     try {
-      decision = await runWaterfall(hooks.slice(), [exec], allow, claimPre)
+      decision = await runWaterfall(hooks, [exec], allow, claimPre, reportTo(state, 'tools/pre-execute'))
     } catch (error) {
       return pipelineError(error, 'tools/pre-execute', 'listener')
     }
@@ -158,7 +178,7 @@ function checkGuards(state: PipelineState, exec: ToolExecution): ToolFailure | u
     } catch (error) {
       return denied(`guard of ${source} failed, so the call is denied: ${errorMessage(error)}`, source, 'guard')
     }
-    if (reason !== undefined) return denied(String(reason), source, 'guard')
+    if (reason !== undefined) return denied(typeof reason === 'string' ? reason : errorMessage(reason), source, 'guard')
   }
 }
 
@@ -196,13 +216,13 @@ function claimWrapped(value: unknown, source: string): ToolExecutionResult {
 
 /** Step 6: the `tools/execute` onion around the body. */
 async function dispatch(state: PipelineState, exec: ToolExecution, entry: RegisteredTool, args: unknown) {
-  const hooks = state.hooks['tools/execute']
-  if (!hooks?.length) return runBody(exec, exec.signal, entry, args)
+  const hooks = listeners(state, 'tools/execute')
+  if (!hooks) return runBody(exec, exec.signal, entry, args)
   const dispatchExec = makeDispatchExecution(exec)
   let running: Promise<unknown> | undefined
   const body = () => running = runBody(exec, dispatchExec.signal, entry, args)
   try {
-    return await runWaterfall(hooks.slice(), [dispatchExec], body, claimWrapped, true)
+    return await runWaterfall(hooks, [dispatchExec], body, claimWrapped, reportTo(state, 'tools/execute'), true)
   } catch (error) {
     // Quiescence: a wrapper that threw does not get to abandon a running body.
     await running
@@ -245,7 +265,7 @@ async function runBody(exec: ToolExecution, wrapperSignal: AbortSignal, entry: R
   } catch (error) {
     if (exec.signal.aborted && isAbortOf(error, exec.signal)) return aborted(exec)
     // A tool marks a failure permanent (a missing file) with `retryable: false`, so retry-policy stops.
-    const permanent = (error as { retryable?: unknown } | null)?.retryable === false
+    const permanent = safeProperty(error, 'retryable') === false
     return decided(toolFailure('TOOL_ERROR', errorMessage(error), source, permanent ? { retryable: false } : undefined), 'tool')
   } finally {
     fused.release()
@@ -263,8 +283,21 @@ async function runBody(exec: ToolExecution, wrapperSignal: AbortSignal, entry: R
   }
 }
 
+function isAbortSignal(value: unknown): value is AbortSignal {
+  try {
+    return value instanceof AbortSignal
+  } catch {
+    return false
+  }
+}
+
 function isAbortOf(error: unknown, signal: AbortSignal) {
-  return error === signal.reason || (error instanceof Error && error.name === 'AbortError')
+  if (error === signal.reason) return true
+  try {
+    return error instanceof Error && error.name === 'AbortError'
+  } catch {
+    return false // a Proxy that throws on every trap is no abort
+  }
 }
 
 function aborted(exec: ToolExecution) {
@@ -278,10 +311,10 @@ function claimPost(value: unknown, source: string): PostToolDecision {
 
 /** Step 7: accept / replace / block / add context. */
 async function postExecute(state: PipelineState, exec: ToolExecution, result: ToolExecutionResult) {
-  const hooks = state.hooks['tools/post-execute']
-  if (!hooks?.length) return result
+  const hooks = listeners(state, 'tools/post-execute')
+  if (!hooks) return result
   try {
-    const decision = await runWaterfall(hooks.slice(), [exec, deepFreeze(result)], accept, claimPost)
+    const decision = await runWaterfall(hooks, [exec, deepFreeze(result)], accept, claimPost, reportTo(state, 'tools/post-execute'))
     return applyPostDecision(result, decision)
   } catch (error) {
     return pipelineError(error, 'tools/post-execute', 'listener')
@@ -299,9 +332,9 @@ function finish(state: PipelineState, exec: ToolExecution, def: ToolDefinition |
     }
   }
   const frozen = deepFreeze(result)
-  const observers = state.hooks['tools/result']
-  if (observers?.length) {
-    for (const hook of observers.slice()) {
+  const observers = listeners(state, 'tools/result')
+  if (observers) {
+    for (const hook of observers) {
       try {
         const returned = hook.callback(exec, frozen)
         if (returned && typeof returned.then === 'function') returned.then(undefined, (error: unknown) => logObserver(state, error))

@@ -142,13 +142,48 @@ export function applyPostDecision(result: ToolExecutionResult, decision: PostToo
 }
 
 export function describe(value: unknown): string {
-  if (value === undefined) return 'undefined'
-  if (value === null) return 'null'
-  if (typeof value === 'object') return Array.isArray(value) ? 'an array' : `an object${'kind' in value ? ` of kind ${JSON.stringify((value as any).kind)}` : ''}`
-  return `a ${typeof value}`
+  try {
+    if (value === undefined) return 'undefined'
+    if (value === null) return 'null'
+    if (typeof value === 'object') return Array.isArray(value) ? 'an array' : `an object${'kind' in value ? ` of kind ${JSON.stringify((value as any).kind)}` : ''}`
+    return `a ${typeof value}`
+  } catch {
+    return `a ${typeof value} that cannot be inspected`
+  }
 }
 
+/**
+ * A thrown value as one line of text. Never throws: a hostile value (a throwing `message` getter or
+ * `toString`, a null-prototype object, a Proxy that throws on every trap) gets a generic description.
+ */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name
-  return String(error)
+  try {
+    return describeThrown(error)
+  } catch {
+    return `a thrown ${typeof error} that cannot be described`
+  }
+}
+
+function describeThrown(error: unknown): string {
+  if (error instanceof Error) {
+    const message: unknown = error.message
+    if (typeof message === 'string' && message) return message
+    const name: unknown = error.name
+    return typeof name === 'string' && name ? name : 'Error'
+  }
+  if (error !== null && typeof error === 'object') {
+    const message = (error as { message?: unknown }).message
+    if (typeof message === 'string' && message) return message
+  }
+  const text: unknown = String(error)
+  return typeof text === 'string' ? text : `a thrown ${typeof error}`
+}
+
+/** Reads one property of a thrown value; a throwing getter or Proxy trap reads as undefined. */
+export function safeProperty(value: unknown, key: string): unknown {
+  try {
+    return value !== null && (typeof value === 'object' || typeof value === 'function') ? (value as any)[key] : undefined
+  } catch {
+    return undefined
+  }
 }

@@ -1,4 +1,4 @@
-import { Context, Service } from 'cordis'
+import { Context, Service, type Hook } from 'cordis'
 import { z } from 'zod'
 import { checkDefinition } from './define.js'
 import { runPipeline, type PipelineState, type RegisteredGuard, type RegisteredTool } from './pipeline.js'
@@ -36,10 +36,19 @@ export class ToolRuntime extends Service {
 
   constructor(ctx: Context) {
     super(ctx, 'tools')
+    // cordis's own rule for a service's events (`hook.global || service[Context.filter](hook.ctx)`), judged
+    // once per listener: a listener's scope never changes after it is registered.
+    const scope = new WeakMap<Hook, boolean>()
+    const inScope = (hook: Hook) => {
+      let verdict = scope.get(hook)
+      if (verdict === undefined) scope.set(hook, verdict = !!hook.global || this[Context.filter](hook.ctx) === true)
+      return verdict
+    }
     const state: PipelineState = this.state = {
       tools: new Map<string, RegisteredTool>(),
       guards: new Set<RegisteredGuard>(),
       hooks: ctx.events._hooks,
+      inScope,
       approval: () => ctx.get('approval'),
       logger: ctx.logger('tools'),
     }
