@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises'
 import { checkSessionEvent, type SessionEvent } from '@dshkit/session'
+import { checkLogPath, DEFAULT_MAX_LOG_BYTES, openLogFile } from './file.js'
 
 /** A line that is not a session event, with valid events after it: not a torn write, so never dropped. */
 export class SessionLogCorruptError extends Error {
@@ -66,14 +66,30 @@ export function parseSessionLog(data: Uint8Array, path: string): ParsedLog {
   return parsed
 }
 
-/** Reads a log without locking or changing it (for replay tools); a missing file is an empty log. */
-export async function readSessionLog(path: string): Promise<ParsedLog> {
-  let data: Buffer
+export interface ReadSessionLogOptions {
+  /** A longer log is refused (it is read into memory whole); default 256 MiB. */
+  maxBytes?: number
+  /** What a missing file is: an empty log (default), or an ENOENT error. */
+  missing?: 'empty' | 'error'
+}
+
+/**
+ * Reads a log without locking or changing it (for replay tools); a missing file is an empty log.
+ * Only a regular file within `maxBytes` is read: a device, FIFO or directory is SessionLogNotAFileError.
+ */
+export async function readSessionLog(path: string, options: ReadSessionLogOptions = {}): Promise<ParsedLog> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_LOG_BYTES
+  let handle
   try {
-    data = await readFile(path)
+    if (!await checkLogPath(path, maxBytes)) throw Object.assign(new Error(`ENOENT: no such file, open '${path}'`), { code: 'ENOENT' })
+    handle = await openLogFile(path, { write: false, maxBytes })
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { events: [], validBytes: 0, missingNewline: false }
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && options.missing !== 'error') return { events: [], validBytes: 0, missingNewline: false }
     throw error
   }
-  return parseSessionLog(data, path)
+  try {
+    return parseSessionLog(await handle.readFile(), path)
+  } finally {
+    await handle.close()
+  }
 }

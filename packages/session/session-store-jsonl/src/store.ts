@@ -1,12 +1,15 @@
-import { mkdir, open, stat, type FileHandle } from 'node:fs/promises'
+import { mkdir, open, type FileHandle } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { SessionEvent, SessionStore } from '@dshkit/session'
+import { checkLogPath, DEFAULT_MAX_LOG_BYTES, openLogFile } from './file.js'
 import { acquireLock } from './lock.js'
 import { parseSessionLog } from './parse.js'
 
 export interface JsonlStoreOptions {
   /** Where load-time warnings (a torn last line) go; defaults to `console.warn`. */
   warn?(message: string): void
+  /** A longer log is refused at load (it is read into memory whole); default 256 MiB. */
+  maxBytes?: number
 }
 
 /** One JSON event per line; `append` resolves after the line is on disk (fdatasync). One writer per file. */
@@ -18,18 +21,21 @@ export class JsonlSessionStore implements SessionStore {
   private size = 0
   private broken: Error | undefined
   private readonly warn: (message: string) => void
+  private readonly maxBytes: number
 
   constructor(readonly path: string, options: JsonlStoreOptions = {}) {
     this.warn = options.warn ?? ((message) => console.warn(message))
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_LOG_BYTES
   }
 
   async load(): Promise<SessionEvent[]> {
     if (this.release) throw new Error(`session log ${this.path} is already loaded by this store`)
-    await mkdir(dirname(this.path), { recursive: true })
+    // Checked before the lock, so a device or FIFO path gets no lock file next to it.
+    const existed = await checkLogPath(this.path, this.maxBytes)
+    if (!existed) await mkdir(dirname(this.path), { recursive: true })
     this.release = await acquireLock(this.path)
     try {
-      const existed = await stat(this.path).then(() => true, () => false)
-      this.handle = await open(this.path, 'a+')
+      this.handle = await openLogFile(this.path, { write: true, maxBytes: this.maxBytes })
       if (!existed) await syncDirectory(dirname(this.path)) // so the new file's name survives a crash too
       const parsed = parseSessionLog(await this.handle.readFile(), this.path)
       this.size = parsed.validBytes
