@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { reapTree, runMarker } from './reap.js'
 
 export interface RunHookOptions {
   /** Shell command, run as `sh -c <command>` exactly as the harness settings spell it. */
@@ -8,7 +8,7 @@ export interface RunHookOptions {
   payload: unknown
   cwd?: string
   env?: NodeJS.ProcessEnv
-  /** After this the whole process group gets SIGTERM, then SIGKILL after `graceMs`. */
+  /** After this the hook and everything it started get SIGTERM, then SIGKILL after `graceMs`. */
   timeoutMs?: number
   /** Per stream; output past it is read and discarded, and `truncated` is set. */
   maxOutputBytes?: number
@@ -39,7 +39,6 @@ export const DEFAULT_TIMEOUT_MS = 60_000
 export const DEFAULT_MAX_OUTPUT_BYTES = 1 << 20
 export const DEFAULT_GRACE_MS = 2_000
 
-const POLL_MS = 20
 const MAX_TIMER_MS = 2 ** 31 - 1 // larger delays overflow setTimeout and fire at once
 
 /** Runs one hook command in its own process group. Never throws for anything the hook does. */
@@ -62,8 +61,10 @@ export function runHook(options: RunHookOptions): Promise<HookRunResult> {
   if (signal?.aborted) return Promise.resolve({ ...result, aborted: true, error: 'aborted before the hook started' })
 
   return new Promise((resolve) => {
-    // detached: the hook leads its own process group, so a timeout can kill its children too.
-    const child = spawn('sh', ['-c', command], { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] })
+    // detached: the hook leads its own process group; the marker finds children that left it.
+    const marker = runMarker()
+    const childEnv = { ...(env ?? process.env), [marker]: '1' }
+    const child = spawn('sh', ['-c', command], { cwd, env: childEnv, detached: true, stdio: ['pipe', 'pipe', 'pipe'] })
     if (child.pid !== undefined) result.pid = child.pid
     const stdout = capture(maxOutputBytes, result)
     const stderr = capture(maxOutputBytes, result)
@@ -87,7 +88,7 @@ export function runHook(options: RunHookOptions): Promise<HookRunResult> {
       resolve(result)
     }
     const kill = () => {
-      if (!reaping && child.pid !== undefined) reaping = reapGroup(child.pid, graceMs)
+      if (!reaping && child.pid !== undefined) reaping = reapTree(child.pid, marker, graceMs)
     }
     const onAbort = () => {
       result.aborted = true
@@ -111,6 +112,7 @@ export function runHook(options: RunHookOptions): Promise<HookRunResult> {
       clearTimeout(timer)
       // A background child may keep our pipes open; give it the grace period, then stop reading.
       drainTimer = setTimeout(() => {
+        child.stdin.destroy()
         child.stdout.destroy()
         child.stderr.destroy()
         closed = true
@@ -151,63 +153,6 @@ function capture(limit: number, result: HookRunResult) {
     },
     text: () => Buffer.concat(chunks).toString('utf8'),
   }
-}
-
-/** SIGTERM the group, wait up to `graceMs` for it to go, then SIGKILL whatever is left. */
-async function reapGroup(pgid: number, graceMs: number): Promise<void> {
-  signalGroup(pgid, 'SIGTERM')
-  const deadline = Date.now() + graceMs
-  while (groupAlive(pgid) && Date.now() < deadline) await sleep(POLL_MS)
-  if (groupAlive(pgid)) signalGroup(pgid, 'SIGKILL')
-}
-
-function signalGroup(pgid: number, sig: NodeJS.Signals) {
-  try {
-    process.kill(-pgid, sig)
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
-
-/**
- * True while a live (non-zombie) process of the group exists. `kill(2)` also counts zombies,
- * which linger when PID 1 does not reap, so on Linux /proc decides.
- */
-export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
-  }
-  return groupMembers(pgid)?.some((member) => member.state !== 'Z') ?? true
-}
-
-/** Processes of a group from /proc, or undefined where /proc cannot be read. */
-export function groupMembers(pgid: number): { pid: number; state: string }[] | undefined {
-  let entries: string[]
-  try {
-    entries = readdirSync('/proc')
-  } catch {
-    return undefined
-  }
-  const members: { pid: number; state: string }[] = []
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue
-    let stat: string
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-    } catch {
-      continue // exited while we looked
-    }
-    // Fields after the command name, which may itself hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    if (Number(fields[2]) === pgid) members.push({ pid: Number(entry), state: fields[0] })
-  }
-  return members
-}
-
-function sleep(ms: number) {
-  return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
 function message(error: unknown): string {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { mkdtemp, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -42,4 +43,29 @@ export async function eventually(check: () => boolean | Promise<boolean>, ms = 5
 export async function readPid(file: string): Promise<number> {
   const text = await readFile(file, 'utf8')
   return Number(text.trim())
+}
+
+/** A sleep duration no other process uses, so `ps` can tell the test's sleepers apart. */
+export function uniqueSleep(): string {
+  return `1000.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`
+}
+
+/** Pids of live processes whose command line (as `ps` shows it) contains `text`. */
+export function psMatching(text: string): number[] {
+  const lines = execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' }).split('\n')
+  return lines
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, stat, ...args]) => stat !== undefined && !stat.startsWith('Z') && args.join(' ').includes(text))
+    .map(([pid]) => Number(pid))
+}
+
+/** Ends processes a test left behind on purpose. */
+export function killAll(pids: number[]) {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
 }
