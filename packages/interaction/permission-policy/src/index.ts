@@ -1,9 +1,12 @@
 import type { Context } from 'cordis'
-import type { ToolExecution } from '@dshkit/tools'
+import type { FsService } from '@dshkit/fs'
+import { strictConfig, type ToolExecution } from '@dshkit/tools'
 import { z } from 'zod'
-import { compileRule, globProblem, ruleMessage, type CompiledRule, type Decision } from './rules.js'
+import { pathArguments } from './paths.js'
+import { compileRule, globProblem, ruleMessage, type CompiledRule, type Decision, type PathLookup } from './rules.js'
 
-export type { Decision } from './rules.js'
+export type { Decision, PathForm, PathLookup } from './rules.js'
+export { pathArguments } from './paths.js'
 export { describeRule } from './rules.js'
 
 export const name = 'permission-policy'
@@ -16,7 +19,7 @@ const glob = (what: string) => z.string().min(1, `${what} must be a non-empty gl
 
 const argPath = /^[^.]+(\.[^.]+)*$/
 
-export const Rule = z.object({
+export const Rule = strictConfig({
   tool: glob('tool'),
   when: z.record(z.string(), glob('a `when` value')).optional().superRefine((when, check) => {
     for (const key of Object.keys(when ?? {})) {
@@ -25,13 +28,13 @@ export const Rule = z.object({
   }),
   decision: z.enum(['allow', 'deny', 'ask'], { error: 'decision must be "allow", "deny" or "ask"' }),
   reason: z.string().optional(),
-}).strict()
+})
 export type Rule = z.infer<typeof Rule>
 
-export const Config = z.object({
+export const Config = strictConfig({
   rules: z.array(Rule).default([]),
   default: z.enum(['allow', 'ask', 'deny'], { error: 'default must be "allow", "ask" or "deny"' }).default('allow'),
-}).strict().prefault({})
+}).prefault({})
 export type Config = z.infer<typeof Config>
 /** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
 export type ConfigInput = z.input<typeof Config>
@@ -47,17 +50,21 @@ export interface Verdict {
 export class PermissionRules {
   private readonly rules: CompiledRule[]
 
-  constructor(rules: Rule[], private readonly fallback: Decision) {
+  /** `pathsOf` says which arguments of a call are paths and where they land; without it every value is plain text. */
+  constructor(rules: Rule[], private readonly fallback: Decision, private readonly pathsOf: (exec: ToolExecution) => PathLookup = () => () => undefined) {
     this.rules = rules.map((rule, index) => compileRule(rule, index))
   }
 
   verdict(exec: ToolExecution): Verdict {
     let ask: CompiledRule | undefined
     let allowed = false
+    // Paths are resolved (which touches the disk) only when a rule with `when` reaches this tool.
+    let lookup: PathLookup | undefined
+    const paths: PathLookup = (keys) => (lookup ??= this.pathsOf(exec))(keys)
     for (const rule of this.rules) {
       const { decision } = rule.rule
       if (decision === 'allow' ? allowed : decision === 'ask' ? ask : false) continue
-      if (!rule.matches(exec)) continue
+      if (!rule.matches(exec, paths)) continue
       if (decision === 'deny') return { decision, rule, message: ruleMessage(rule) }
       if (decision === 'ask') ask = rule
       else allowed = true
@@ -71,7 +78,9 @@ export class PermissionRules {
 export function apply(ctx: Context, input?: ConfigInput) {
   // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
-  const rules = new PermissionRules(config.rules, config.default)
+  // Path arguments resolve against the fs provider of the moment (fs-local's cwd), looked up only when needed.
+  const paths = pathArguments(ctx.tools.definitions, () => ctx.get('fs') as FsService | undefined)
+  const rules = new PermissionRules(config.rules, config.default, paths)
   const can = (decision: Decision) => config.default === decision || config.rules.some((rule) => rule.decision === decision)
   // Denials are guards: nothing registered later, before or after can turn them into permission.
   if (can('deny')) {
