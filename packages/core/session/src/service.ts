@@ -24,6 +24,7 @@ export class SessionService extends Service {
 
   private readonly log: SessionEvent[] = []
   private readonly pending = new Map<string, ToolCallEvent>()
+  private readonly finished = new Set<string>()
   // Calls this instance recorded and is presumably still running: repair() must not close them.
   private readonly live = new Set<string>()
   private readonly logger: Logger
@@ -69,6 +70,15 @@ export class SessionService extends Service {
   }
 
   /**
+   * How far the log durably holds the call with this callId: `'result'` (its `tool/result`),
+   * `'call'` (its `tool/call` only: running, or its result could not be recorded) or `'none'`.
+   */
+  recorded(callId: string): 'none' | 'call' | 'result' {
+    if (this.pending.has(callId)) return 'call'
+    return this.finished.has(callId) ? 'result' : 'none'
+  }
+
+  /**
    * Closes every pending call this session did not start itself (i.e. left by a previous process)
    * with a failed `TOOL_OUTCOME_UNKNOWN` result; resolves with the results it wrote.
    */
@@ -96,6 +106,7 @@ export class SessionService extends Service {
       this.pending.set(event.callId, event)
     } else if (event.type === 'tool/result') {
       this.pending.delete(event.callId)
+      this.finished.add(event.callId)
       this.live.delete(event.callId)
     }
   }

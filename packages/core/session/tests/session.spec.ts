@@ -250,3 +250,18 @@ test('config validation: a store that is not a SessionStore', async () => {
   expect(error).toBeInstanceOf(ValidationError)
   expect(error.message).toMatch(/store must be a SessionStore: an object with load\(\), append\(event\)/)
 })
+
+test('recorded(callId) says how far a failing store got: nothing, the call only, or its result', async () => {
+  const store = new RecordingStore([], async (event) => {
+    if (event.type === 'tool/result' && event.callId === 'lost') throw new Error('EFBIG: file too large')
+    if (event.type === 'tool/call' && event.callId === 'never') throw new Error('EFBIG: file too large')
+  })
+  const ctx = new Context()
+  await provideSession(ctx, store)
+  await ctx.session.append({ type: 'tool/call', callId: 'kept', name: 'echo', arguments: {} })
+  await ctx.session.append({ type: 'tool/result', callId: 'kept', isError: false, content: [] })
+  await ctx.session.append({ type: 'tool/call', callId: 'lost', name: 'echo', arguments: {} })
+  await expect(ctx.session.append({ type: 'tool/result', callId: 'lost', isError: false, content: [] })).rejects.toThrow(/EFBIG/)
+  await expect(ctx.session.append({ type: 'tool/call', callId: 'never', name: 'echo', arguments: {} })).rejects.toThrow(/EFBIG/)
+  expect(['kept', 'lost', 'never'].map((id) => ctx.session.recorded(id))).toEqual(['result', 'call', 'none'])
+})
