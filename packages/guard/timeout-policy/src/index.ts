@@ -11,9 +11,18 @@ const ms = (what: string) => z.number({ error: `${what} must be a number of mill
   .positive(`${what} must be more than 0 ms`)
   .max(MAX_MS, `${what} must be at most ${MAX_MS} ms (about 24.8 days)`)
 
+// zod drops a `__proto__` key (own data in JSON/YAML) without a word; refuse it instead of losing a deadline.
+const deadlineRecord = z.record(z.string(), ms('a perTool deadline').nullable())
+const perToolDeadlines: z.ZodType<z.output<typeof deadlineRecord>, z.input<typeof deadlineRecord>> = z.preprocess((value, payload) => {
+  if (value !== null && typeof value === 'object' && Object.prototype.hasOwnProperty.call(value, '__proto__')) {
+    payload.issues.push({ code: 'custom', input: value, path: ['__proto__'], message: 'perTool cannot name a tool `__proto__`; give it a timeoutMs on its definition instead' })
+  }
+  return value
+}, deadlineRecord)
+
 export const Config = z.object({
   defaultMs: ms('defaultMs').optional(),
-  perTool: z.record(z.string(), ms('a perTool deadline').nullable()).default({}),
+  perTool: perToolDeadlines.default({}),
   abandonAfterMs: z.number({ error: 'abandonAfterMs must be a number of milliseconds' })
     .nonnegative('abandonAfterMs must be 0 ms or more').max(MAX_MS, `abandonAfterMs must be at most ${MAX_MS} ms`).optional(),
 }).strict().prefault({})
@@ -82,8 +91,11 @@ async function withDeadline(
   if (watchOuter) outer.addEventListener('abort', onOuterAbort, { once: true })
   exec.signal = controller.signal
   let result: ToolExecutionResult | typeof ABANDONED
+  // A body that blocks the event loop settles before the overdue timer can fire: the clock decides too.
+  const start = performance.now()
+  let settledAt = Number.POSITIVE_INFINITY
   try {
-    const running = next()
+    const running = next().finally(() => { settledAt = performance.now() })
     if (abandoned) {
       running.catch(noop) // settles after we have moved on; the registry already reports it
       result = await Promise.race([running, abandoned])
@@ -102,6 +114,7 @@ async function withDeadline(
   if (result === ABANDONED) {
     return toolFailure('TOOL_TIMEOUT', `\`${exec.name}\` timed out after ${timeoutMs} ms and did not stop within ${abandonAfterMs} ms more; it was abandoned and may still be running`, undefined, { timeoutMs, abandoned: true })
   }
+  if (!cancelled && settledAt - start >= timeoutMs) timedOut = true
   if (timedOut) return toolFailure('TOOL_TIMEOUT', `\`${exec.name}\` timed out after ${timeoutMs} ms`, undefined, { timeoutMs })
   return result
 }

@@ -77,6 +77,69 @@ describe('deadline', () => {
   })
 })
 
+/** Holds the event loop for `ms`, as a synchronous body (a tight loop, a sync fs call) does. */
+const blockFor = (ms: number) => {
+  const until = performance.now() + ms
+  while (performance.now() < until) { /* busy: no timer can fire */ }
+}
+
+describe('a body that blocks the event loop past its deadline', () => {
+  test('a late success is TOOL_TIMEOUT: the timer never got to fire, the clock still says it is late', async () => {
+    const { run } = await setup(undefined, [{ timeoutMs: 50, execute: () => (blockFor(300), 'done') }])
+    expect(await run()).toMatchObject({
+      isError: true,
+      error: { code: 'TOOL_TIMEOUT', message: '`slow` timed out after 50 ms', source: 'timeout-policy' },
+      meta: { timeoutMs: 50 },
+    })
+  })
+
+  test('the same after an await, and for a late failure: the timeout code wins', async () => {
+    const { run } = await setup(undefined, [
+      { timeoutMs: 50, execute: async () => (await null, blockFor(300), 'done') },
+      { name: 'fails', timeoutMs: 50, execute: () => { blockFor(300); throw new Error('disk on fire') } },
+    ])
+    expect(await run()).toMatchObject({ error: { code: 'TOOL_TIMEOUT', message: '`slow` timed out after 50 ms' } })
+    expect(await run('fails')).toMatchObject({ error: { code: 'TOOL_TIMEOUT', message: '`fails` timed out after 50 ms' } })
+  })
+
+  test('with abandonAfterMs too: the blocked body settles first, and the result is the timeout, not the value', async () => {
+    const { run } = await setup({ abandonAfterMs: 0 }, [{ timeoutMs: 50, execute: () => (blockFor(300), 'done') }])
+    expect(await run()).toMatchObject({ error: { code: 'TOOL_TIMEOUT' }, meta: { timeoutMs: 50 } })
+  })
+
+  test('a short block well inside the deadline keeps its result', async () => {
+    const { run } = await setup(undefined, [{ timeoutMs: 5_000, execute: () => (blockFor(5), 'done') }])
+    expect(await run()).toMatchObject({ isError: false, value: 'done' })
+  })
+})
+
+describe('a body that misbehaves after its deadline', () => {
+  test('an abandoned body that throws later leaves no unhandled rejection behind', async () => {
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason)
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      let threw = false
+      const { run } = await setup({ abandonAfterMs: 10 }, [{ timeoutMs: 20, execute: async () => {
+        await sleep(150)
+        threw = true
+        throw Object.assign(Object.create(null), { odd: 'not an Error' })
+      } }])
+      expect(await run()).toMatchObject({ error: { code: 'TOOL_TIMEOUT' }, meta: { abandoned: true } })
+      while (!threw) await sleep(20)
+      await sleep(50)
+      expect(unhandled).toEqual([])
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+  })
+
+  test('a body that ignores its signal and never settles is abandoned; the caller is not held', async () => {
+    const { run } = await setup({ abandonAfterMs: 20 }, [{ timeoutMs: 20, execute: () => new Promise(() => {}) }])
+    expect(await run()).toMatchObject({ error: { code: 'TOOL_TIMEOUT' }, meta: { timeoutMs: 20, abandoned: true } })
+  })
+})
+
 describe('signals', () => {
   test('the wrapper puts a fresh signal on exec.signal and restores the caller\'s after', async () => {
     const { ctx, run } = await setup({ defaultMs: 30 }, [cooperative()])
@@ -179,9 +242,16 @@ describe('config validation', () => {
     [{ defaultMs: '5s' }, 'defaultMs must be a number of milliseconds (at defaultMs)'],
     [{ defaultMs: 2 ** 31 }, 'defaultMs must be at most 2147483647 ms'],
     [{ perTool: { shell: -1 } }, 'a perTool deadline must be more than 0 ms (at perTool.shell)'],
+    [{ perTool: { shell: Number.NaN } }, 'a perTool deadline must be a number of milliseconds (at perTool.shell)'],
+    [{ perTool: { shell: Number.POSITIVE_INFINITY } }, 'a perTool deadline must be a number of milliseconds (at perTool.shell)'],
+    [{ perTool: { shell: Number.NEGATIVE_INFINITY } }, 'a perTool deadline must be a number of milliseconds (at perTool.shell)'],
+    [{ defaultMs: Number.NaN }, 'defaultMs must be a number of milliseconds (at defaultMs)'],
+    [{ abandonAfterMs: Number.POSITIVE_INFINITY }, 'abandonAfterMs must be a number of milliseconds (at abandonAfterMs)'],
     [{ abandonAfterMs: -5 }, 'abandonAfterMs must be 0 ms or more (at abandonAfterMs)'],
     [{ timeout: 5 }, 'timeout'],
-  ])('%j is refused with a clear ValidationError', async (config, message) => {
+    // From JSON or YAML `__proto__` is an own key; copied into a plain object it would vanish silently.
+    [{ perTool: JSON.parse('{"__proto__": 50}') }, 'perTool cannot name a tool `__proto__`; give it a timeoutMs on its definition instead (at perTool.__proto__)'],
+  ])('%o is refused with a clear ValidationError', async (config, message) => {
     const ctx = new Context()
     await ctx.plugin(Tools)
     const error = await ctx.plugin(TimeoutPolicy, config as never).then(() => undefined, (e: ValidationError) => e)
