@@ -96,3 +96,13 @@ test('bad config is refused with a ValidationError', async () => {
   expect(error).toBeInstanceOf(ValidationError)
   expect(error.message).toContain('tool-fs takes no options (got cwd); set cwd and maxReadBytes on fs-local')
 })
+
+test('a file spelled as a directory (a.txt/) is FS_NOT_A_DIRECTORY for fs_read and fs_edit, and the file is untouched', async () => {
+  const { run, at } = await setup()
+  await writeFile(at('a.txt'), 'keep')
+  for (const [name, args] of [['fs_read', { path: 'a.txt/' }], ['fs_edit', { path: 'a.txt//', old: 'keep', new: 'lost' }], ['fs_write', { path: 'a.txt/', content: 'lost' }]] as const) {
+    const result = await run(name, args)
+    expect(result, name).toMatchObject({ isError: true, error: { code: 'TOOL_ERROR', message: expect.stringMatching(/^FS_(NOT_A_DIRECTORY|INVALID_PATH): /) } })
+  }
+  expect(await readFile(at('a.txt'), 'utf8')).toBe('keep')
+})
