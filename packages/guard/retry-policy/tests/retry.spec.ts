@@ -190,8 +190,13 @@ describe('config validation', () => {
     [{ maxAttempts: 2.5 }, 'maxAttempts must be a whole number (at maxAttempts)'],
     [{ baseDelayMs: -1 }, 'baseDelayMs must be 0 ms or more (at baseDelayMs)'],
     [{ maxDelayMs: 'lots' }, 'maxDelayMs must be a number of milliseconds (at maxDelayMs)'],
+    [{ maxAttempts: Number.POSITIVE_INFINITY }, 'maxAttempts must be a whole number (at maxAttempts)'],
+    [{ maxAttempts: Number.NaN }, 'maxAttempts must be a whole number (at maxAttempts)'],
+    [{ baseDelayMs: Number.NaN }, 'baseDelayMs must be a number of milliseconds (at baseDelayMs)'],
+    [{ maxDelayMs: Number.POSITIVE_INFINITY }, 'maxDelayMs must be a number of milliseconds (at maxDelayMs)'],
+    [{ maxDelayMs: 2 ** 31 }, 'maxDelayMs must be at most 2147483647 ms (at maxDelayMs)'],
     [{ retries: 3 }, 'retries'],
-  ])('%j is refused with a clear ValidationError', async (config, message) => {
+  ])('%o is refused with a clear ValidationError', async (config, message) => {
     const ctx = new Context()
     await ctx.plugin(Tools)
     const error = await ctx.plugin(RetryPolicy, config as never).then(() => undefined, (e: ValidationError) => e)
