@@ -19,13 +19,20 @@ interface Job {
   onAbort(): void
 }
 
+// How long input is read and dropped before a prompt is drawn: long enough for the event loop to
+// read whatever the terminal or pipe already held, too short for a human to notice.
+const SETTLE_MS = 30
+// A key held down keeps input coming; draw the prompt anyway after this many extra loop turns.
+const MAX_SETTLE_TURNS = 50
+
 const ALLOW: ApprovalResponse = Object.freeze({ kind: 'allow' })
 const ALWAYS: ApprovalResponse = Object.freeze({ kind: 'allow', always: true })
 
 /**
  * Asks a human at a terminal, one prompt at a time: y (yes), n (no, also a bare Enter) or
- * a (always allow this tool). Lines typed before a prompt appears are ignored, so nobody
- * approves a call they have not seen.
+ * a (always allow this tool). Only input that arrives after a prompt is drawn can answer it:
+ * whatever was typed before (still in Node's buffer or the kernel's) is read and dropped first,
+ * so nobody approves a call they have not seen.
  */
 export class TtyResponder {
   private readonly input: NodeJS.ReadableStream
@@ -38,6 +45,12 @@ export class TtyResponder {
   private readonly always = new Set<string>()
   private decoder = new StringDecoder('utf8')
   private partial = ''
+  /** The current job's prompt is on screen; until then every byte read is dropped. */
+  private shown = false
+  /** Input arrived during the current settle turn. */
+  private heard = false
+  private settleTimer: NodeJS.Timeout | undefined
+  private settleTurn: NodeJS.Immediate | undefined
 
   constructor(options: TtyOptions = {}) {
     this.input = options.input ?? process.stdin
@@ -68,10 +81,11 @@ export class TtyResponder {
   /** Denies everything pending and lets go of the input, for good. */
   close(reason: string) {
     this.closed ??= reason
-    if (this.current) this.write(`\n  → not answered: ${clean(reason)}\n`)
+    if (this.current && this.shown) this.write(`\n  → not answered: ${clean(reason)}\n`)
     const jobs = this.current ? [this.current, ...this.queue] : [...this.queue]
     this.queue.length = 0
     this.current = undefined
+    this.stopSettling()
     for (const job of jobs) this.settle(job, deny(reason))
     this.stopListening()
   }
@@ -86,9 +100,39 @@ export class TtyResponder {
     }
     if (!job) return this.stopListening()
     this.current = job
-    this.partial = ''
+    this.shown = false
     this.startListening()
-    this.write(this.prompt(job.request))
+    this.drainBuffered()
+    // Reading resumes now; whatever the terminal already held arrives in the next loop turns.
+    this.settleTimer = setTimeout(() => this.settleThenPrompt(job, 0), SETTLE_MS)
+  }
+
+  /** Waits for a loop turn in which no input arrived (each turn reads what was pending), then draws the prompt. */
+  private settleThenPrompt(job: Job, turn: number) {
+    this.settleTimer = undefined
+    this.heard = false
+    this.settleTurn = setImmediate(() => {
+      this.settleTurn = undefined
+      if (this.current !== job) return
+      this.drainBuffered()
+      if (this.heard && turn < MAX_SETTLE_TURNS) return this.settleThenPrompt(job, turn + 1)
+      this.partial = ''
+      this.decoder = new StringDecoder('utf8')
+      this.shown = true
+      this.write(this.prompt(job.request))
+    })
+  }
+
+  private stopSettling() {
+    clearTimeout(this.settleTimer)
+    if (this.settleTurn) clearImmediate(this.settleTurn)
+    this.settleTimer = this.settleTurn = undefined
+  }
+
+  // Input Node read while nobody was asked is type-ahead for no prompt: drop it.
+  private drainBuffered() {
+    const readable = this.input as NodeJS.ReadableStream & { readableLength?: number }
+    while ((readable.readableLength ?? 0) > 0 && readable.read() !== null) this.heard = true
   }
 
   private settle(job: Job, response: ApprovalResponse) {
@@ -97,8 +141,10 @@ export class TtyResponder {
   }
 
   private finish(job: Job, response: ApprovalResponse, note: string) {
-    this.write(note)
+    if (this.shown) this.write(note)
     this.current = undefined
+    this.shown = false
+    this.stopSettling()
     this.settle(job, response)
     this.pump()
   }
@@ -112,6 +158,10 @@ export class TtyResponder {
   }
 
   private readonly onData = (chunk: string | Buffer) => {
+    if (!this.shown) {
+      this.heard = true
+      return
+    }
     const owner = this.current
     const text = this.partial + (typeof chunk === 'string' ? chunk : this.decoder.write(chunk))
     const lines = text.split('\n')
@@ -144,9 +194,7 @@ export class TtyResponder {
     this.input.on('end', this.onEnd)
     this.input.on('close', this.onEnd)
     this.input.on('error', this.onError)
-    // Whatever was typed while nobody was asked is type-ahead for no prompt: drop it.
-    const readable = this.input as NodeJS.ReadableStream & { readableLength?: number }
-    while ((readable.readableLength ?? 0) > 0 && readable.read() !== null) { /* discard */ }
+    this.drainBuffered()
     this.input.on('data', this.onData)
     this.input.resume()
     ;(this.input as Partial<Socket>).ref?.()

@@ -158,6 +158,22 @@ describe('tty responder (in-memory streams)', () => {
     expect(await second).toMatchObject({ isError: false })
   })
 
+  test('a line that arrives after one answer but before the next prompt is drawn does not answer it', async () => {
+    const term = terminal()
+    const { run } = await setup({ responder: 'tty', input: term.input, output: term.output })
+    const first = run('shell', { n: 1 })
+    const second = run('fs_write', { n: 2 })
+    await term.waitFor('[a]lways: ')
+    term.type('y\n')
+    expect(await first).toMatchObject({ isError: false })
+    expect(term.screen.split('[a]lways: ')).toHaveLength(2) // the second prompt is not drawn yet
+    term.type('y\n')
+    await term.waitFor('[a]lways: ', 2)
+    expect(await Promise.race([second.then(() => 'answered'), sleep(50).then(() => 'still asking')])).toBe('still asking')
+    term.type('n\n')
+    expect(await second).toMatchObject({ error: { code: 'DENIED' } })
+  })
+
   test('one prompt at a time: the second ask waits its turn; aborting it while queued never shows it', async () => {
     const term = terminal()
     const { run, ran } = await setup({ responder: 'tty', input: term.input, output: term.output })

@@ -1,4 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process'
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
 import { waitFor } from './helpers.js'
@@ -23,6 +26,8 @@ function child(command: string, args: string[], env: Record<string, string>) {
     exited,
     waitFor: (pattern: string, count = 1) => waitFor(() => out.replace(/\r\n/g, '\n'), pattern, count, 15_000),
     type: (line: string) => void proc.stdin.write(line),
+    /** Resolves once the text is in the kernel's pipe toward the child (or its terminal). */
+    typed: (line: string) => new Promise<void>((resolve, reject) => proc.stdin.write(line, (error) => (error ? reject(error) : resolve()))),
     results() {
       // A result may land on a prompt's line, so match it anywhere.
       return [...out.matchAll(/RESULT (\{.*\})\r?$/gm)].map((m) => JSON.parse(m[1])).sort((a, b) => a.i - b.i)
@@ -32,6 +37,10 @@ function child(command: string, args: string[], env: Record<string, string>) {
 
 const node = (calls: unknown[], env: Record<string, string>) =>
   child(process.execPath, ['--import', 'tsx', fixture, JSON.stringify(calls)], env)
+
+// A call that runs without a prompt (`slow`), then one that asks: what was typed meanwhile must not answer it.
+const typeAheadCalls = [{ name: 'slow', arguments: {} }, { name: 'fs_write', arguments: { path: 'a' } }]
+const goFile = async () => join(await mkdtemp(join(tmpdir(), 'approval-')), 'go')
 
 describe('tty responder on a child process\'s piped stdin', () => {
   test('y / a / n answer one prompt at a time; always covers queued asks; the process exits with stdin still open', async () => {
@@ -65,6 +74,19 @@ describe('tty responder on a child process\'s piped stdin', () => {
     expect(c.err).toBe('')
   })
 
+  test('y typed while an earlier call ran, before any prompt, does not answer the next prompt', async () => {
+    const go = await goFile()
+    const c = node(typeAheadCalls, { RESPONDER: 'tty', INJECT_STREAMS: '1', SEQUENTIAL: '1', GO_FILE: go })
+    await c.waitFor('SLOW started')
+    await c.typed('y\n')
+    await writeFile(go, '')
+    await c.waitFor(PROMPT)
+    c.type('n\n')
+    await c.waitFor('DONE')
+    expect(await c.exited).toBe(0)
+    expect(c.results()[1]).toMatchObject({ isError: true, error: { code: 'DENIED', message: expect.stringContaining('answered no') } })
+  })
+
   test("'auto' with piped stdin is headless: it denies at once and says why", async () => {
     const c = node([{ name: 'shell', arguments: {} }], { RESPONDER: 'auto' })
     await c.waitFor('DONE')
@@ -89,5 +111,21 @@ describe.skipIf(!hasScript)('tty responder in a real pseudo-terminal (util-linux
     await c.waitFor('DONE')
     expect(await c.exited).toBe(0)
     expect(c.results().map((r) => r.isError)).toEqual([false, true])
+  })
+
+  test('y typed at the terminal while an earlier call ran does not answer the next prompt', async () => {
+    const go = await goFile()
+    const command = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(fixture)} '${JSON.stringify(typeAheadCalls)}'`
+    const c = child('script', ['-qfec', command, '/dev/null'], { RESPONDER: 'auto', SEQUENTIAL: '1', GO_FILE: go })
+    await c.waitFor('SLOW started')
+    c.type('y\n')
+    // The terminal echoes the line once it sits in its input queue, unread by anyone.
+    await c.waitFor('SLOW started\ny\n')
+    await writeFile(go, '')
+    await c.waitFor(PROMPT)
+    c.type('n\n')
+    await c.waitFor('DONE')
+    expect(await c.exited).toBe(0)
+    expect(c.results()[1]).toMatchObject({ isError: true, error: { code: 'DENIED', message: expect.stringContaining('answered no') } })
   })
 })
