@@ -29,7 +29,8 @@ interface ProcessInfo {
  */
 export async function reapTree(pgid: number, marker: string, graceMs: number): Promise<void> {
   const seen = new Map<number, string>()
-  const members = () => treeMembers(pgid, marker, seen)
+  const unmarked = new Map<number, string>()
+  const members = () => treeMembers(pgid, marker, seen, unmarked)
   // Look before signalling: once a parent dies its children are reparented and only the marker finds them.
   const first = members()
   signalGroup(pgid, 'SIGTERM')
@@ -51,14 +52,21 @@ export async function reapTree(pgid: number, marker: string, graceMs: number): P
  * `seen` and keeps reporting those while they live: a child that cleared its environment is
  * found through its parent, and must stay found once that parent is gone.
  */
-function treeMembers(pgid: number, marker: string, seen: Map<number, string>): number[] | undefined {
+function treeMembers(pgid: number, marker: string, seen: Map<number, string>, unmarked: Map<number, string>): number[] | undefined {
   const table = processTable()
   if (!table) return undefined
   const needle = Buffer.from(`${marker}=`)
   const tree = new Set<number>()
   for (const info of table.values()) {
     if (info.pid === process.pid || info.pid === 1) continue
-    if (info.pgid === pgid || seen.get(info.pid) === info.start || carries(info.pid, needle)) tree.add(info.pid)
+    if (info.pgid === pgid || seen.get(info.pid) === info.start) tree.add(info.pid)
+    else if (unmarked.get(info.pid) === info.start) continue // read before: an environment does not gain the marker
+    else {
+      const environ = readEnviron(info.pid)
+      if (environ?.includes(needle)) tree.add(info.pid)
+      // Only a read that saw an environment counts; a process mid-exec shows an empty one.
+      else if (environ?.length) unmarked.set(info.pid, info.start)
+    }
   }
   // Descendants through parent links, to a fixed point.
   for (let grew = true; grew;) {
@@ -83,11 +91,11 @@ function alive(pgid: number, members: number[] | undefined): boolean {
   return members === undefined ? groupAlive(pgid) : members.length > 0
 }
 
-function carries(pid: number, needle: Buffer): boolean {
+function readEnviron(pid: number): Buffer | undefined {
   try {
-    return readFileSync(`/proc/${pid}/environ`).includes(needle)
+    return readFileSync(`/proc/${pid}/environ`)
   } catch {
-    return false // gone, or another user's process (which we could not signal anyway)
+    return undefined // gone, or another user's process (which we could not signal anyway)
   }
 }
 
