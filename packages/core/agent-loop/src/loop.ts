@@ -1,5 +1,5 @@
 import { Context, Service, type Logger } from 'cordis'
-import { deepFreeze, toolFailure, type ContextMessage, type ToolExecutionResult, type ToolRuntime } from '@dshkit/tools'
+import { deepFreeze, errorMessage, toolFailure, type ContextMessage, type ToolExecutionResult, type ToolRuntime } from '@dshkit/tools'
 import type { SessionService } from '@dshkit/session'
 import { z } from 'zod'
 import { checkOptions, isConcurrencySafe, loggedArguments, planCalls, type PlannedCall, type ToolCall } from './plan.js'
@@ -90,7 +90,10 @@ export class AgentLoop extends Service {
     const recordReady = () => {
       while (nextToRecord < end && finished[nextToRecord - start]) {
         const index = nextToRecord++
-        recording = recording.then(() => this.recordResult(batch, index, finished[index - start]!))
+        // A defect recording one call must not lose the ones after it.
+        recording = recording.then(() => this.recordResult(batch, index, finished[index - start]!)).catch((error) => {
+          this.logger.error('could not record the result of %s: %s', batch.calls[index].name, errorMessage(error))
+        })
       }
     }
     const worker = async () => {
@@ -110,11 +113,25 @@ export class AgentLoop extends Service {
     try {
       await this.session.append({ type: 'tool/call', callId: call.callId, name: call.name, arguments: loggedArguments(call.arguments) })
     } catch (error) {
-      this.logger.error('not running %s (%s): the session could not record the call: %s', call.name, call.callId, error)
-      const message = `${call.name} was not run: the session log could not record the call first (${(error as Error)?.message ?? error})`
+      this.logger.error('not running %s (%s): the session could not record the call: %s', call.name, call.callId, errorMessage(error))
+      const message = `${call.name} was not run: the session log could not record the call first (${errorMessage(error)})`
       return deepFreeze(toolFailure('PIPELINE_ERROR', message, 'agent-loop'))
     }
-    return this.execute({ callId: call.callId, name: call.name, arguments: call.arguments, signal })
+    // `execute` promises never to throw, but a third-party tools service or a defect may: the call still gets one result.
+    let result: unknown
+    try {
+      result = await this.execute({ callId: call.callId, name: call.name, arguments: call.arguments, signal })
+    } catch (error) {
+      return this.brokenExecute(call, `rejected (${errorMessage(error)})`)
+    }
+    if (!isResult(result)) return this.brokenExecute(call, 'resolved to something that is not a tool result')
+    return result
+  }
+
+  private brokenExecute(call: PlannedCall, what: string): ToolExecutionResult {
+    const message = `${call.name} has no result: ctx.tools.execute ${what}; whether the tool ran is unknown`
+    this.logger.error('%s (%s): %s', call.name, call.callId, message)
+    return deepFreeze(toolFailure('TOOL_OUTCOME_UNKNOWN', message, 'agent-loop'))
   }
 
   private async recordResult(batch: Batch, index: number, result: ToolExecutionResult) {
@@ -130,7 +147,7 @@ export class AgentLoop extends Service {
     try {
       batch.options.onResult?.(result, call, index)
     } catch (error) {
-      this.logger.warn('onResult threw for %s (%s); the batch goes on: %s', call.name, call.callId, error)
+      this.logger.warn('onResult threw for %s (%s); the batch goes on: %s', call.name, call.callId, errorMessage(error))
     }
   }
 
@@ -139,7 +156,18 @@ export class AgentLoop extends Service {
       await this.session.append(event)
     } catch (error) {
       // The call already ran: its result still goes back to the model; the log will show the call as pending.
-      this.logger.error('could not record %s for %s (%s): %s', event.type, call.name, call.callId, error)
+      this.logger.error('could not record %s for %s (%s): %s', event.type, call.name, call.callId, errorMessage(error))
     }
+  }
+}
+
+/** Enough of a result for the loop to record it; anything else counts as a broken `execute`. */
+function isResult(value: unknown): value is ToolExecutionResult {
+  try {
+    const result = value as ToolExecutionResult
+    return !!result && typeof result === 'object' && typeof result.isError === 'boolean' && Array.isArray(result.content)
+      && (result.additionalContexts === undefined || Array.isArray(result.additionalContexts))
+  } catch {
+    return false
   }
 }
