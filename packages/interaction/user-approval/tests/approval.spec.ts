@@ -214,9 +214,12 @@ describe('tty responder (in-memory streams)', () => {
 
   test('timeoutMs ends a prompt nobody answers', async () => {
     const term = terminal()
-    const { run } = await setup({ responder: 'tty', timeoutMs: 50, input: term.input, output: term.output })
-    expect(await run()).toMatchObject({ error: { message: expect.stringContaining('no answer within 50 ms (user-approval timeoutMs), so the call is denied') } })
-    expect(term.screen).toContain('→ not answered: no answer within 50 ms')
+    // Long enough for the prompt to be drawn first (it waits ~30 ms for earlier input to drain).
+    const { run } = await setup({ responder: 'tty', timeoutMs: 400, input: term.input, output: term.output })
+    const pending = run()
+    await term.waitFor('[a]lways: ')
+    expect(await pending).toMatchObject({ error: { message: expect.stringContaining('no answer within 400 ms (user-approval timeoutMs), so the call is denied') } })
+    expect(term.screen).toContain('→ not answered: no answer within 400 ms')
   })
 
   test('a closed input denies what is waiting and every later ask at once', async () => {
