@@ -1,5 +1,5 @@
 // Runs every bench/*.ts (except this file) in its own process and writes bench/results.md.
-// `--tiny` runs each once at a tiny size (what the test suite does) and writes nothing.
+// `--tiny` (or BENCH_TINY=1) runs each once at a tiny size, as the test suite does, and writes nothing.
 import { execFileSync } from 'node:child_process'
 import { readdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
-const tiny = args.includes('--tiny')
+const tiny = args.includes('--tiny') || process.env.BENCH_TINY === '1'
 const only = args.filter((a) => a !== '--tiny')
 const benches = readdirSync(here)
   .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
