@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import Tools from '@dshkit/tools'
+import Tools, { strictConfig } from '@dshkit/tools'
 import Session from '@dshkit/session'
 import SessionStoreJsonl from '@dshkit/session-store-jsonl'
 import AgentLoop from '@dshkit/agent-loop'
@@ -43,7 +43,7 @@ function cwdFromSandbox(raw: unknown) {
   return config
 }
 
-export const Config = z.preprocess(cwdFromSandbox, z.object({
+export const Config = z.preprocess(cwdFromSandbox, strictConfig({
   log: z.string().min(1).optional()
     .describe('session log file (JSONL); given, @dshkit/session-store-jsonl keeps the session, else memory'),
   tools: Tools.Config,
@@ -62,7 +62,7 @@ export const Config = z.preprocess(cwdFromSandbox, z.object({
   'compaction-tool-result-pruner': part(Pruner.Config),
   logger: z.union([z.literal(false), z.record(z.string(), z.unknown())]).default(false)
     .describe('@cordisjs/plugin-logger config; off by default (see README)'),
-}).strict())
+}))
 export type Config = z.infer<typeof Config>
 /** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
 export type ConfigInput = z.input<typeof Config>

@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import { applyPostDecision, replaceDecision, type ContentBlock } from '@dshkit/tools'
+import { applyPostDecision, replaceDecision, strictConfig, type ContentBlock } from '@dshkit/tools'
 import { BUILTIN_PATTERNS, compileUserPattern, redactText } from './patterns.js'
 
 export { BUILTIN_PATTERNS, redactText } from './patterns.js'
@@ -16,14 +16,14 @@ const pattern = z.string({ error: 'each pattern must be a regular expression sou
   }
 })
 
-export const Config = z.object({
+export const Config = strictConfig({
   patterns: z.array(pattern, { error: 'patterns must be a list of regular expression sources' }).default([])
     .describe('Extra JavaScript regular expression sources (compiled with the g flag); a named group `secret` hides only that part.'),
   builtin: z.boolean({ error: 'builtin must be true or false' }).default(true)
     .describe('Also apply the built-in API-key patterns.'),
   replacement: z.string({ error: 'replacement must be a string' }).default('[REDACTED]')
     .describe('What each secret is replaced with.'),
-}).strict().prefault({})
+}).prefault({})
 export type Config = z.infer<typeof Config>
 /** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
 export type ConfigInput = z.input<typeof Config>

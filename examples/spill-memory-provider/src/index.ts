@@ -1,19 +1,20 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
+import { strictConfig } from '@dshkit/tools'
 import { MemorySpill } from './store.js'
 
 export { MemorySpill, ID_PATTERN, type MemorySpillOptions } from './store.js'
 
 export const name = 'spill-memory-provider'
 
-export const Config = z.object({
+export const Config = strictConfig({
   maxTotalBytes: z.number({ error: 'maxTotalBytes must be a number of bytes' })
     .int('maxTotalBytes must be a whole number of bytes').positive('maxTotalBytes must be a positive number of bytes')
     .default(256 * 1024 * 1024),
   readLimit: z.number({ error: 'readLimit must be a number of bytes' })
     .int('readLimit must be a whole number of bytes').positive('readLimit must be a positive number of bytes')
     .default(64 * 1024),
-}).strict().prefault({})
+}).prefault({})
 export type Config = z.infer<typeof Config>
 /** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
 export type ConfigInput = z.input<typeof Config>

@@ -1,5 +1,5 @@
 import { Context, Service, type Logger } from 'cordis'
-import { deepFreeze, errorMessage, toolFailure, type ContextMessage, type ToolExecutionResult, type ToolRuntime } from '@dshkit/tools'
+import { deepFreeze, errorMessage, strictConfig, toolFailure, type ContextMessage, type ToolExecutionResult, type ToolRuntime } from '@dshkit/tools'
 import type { SessionService } from '@dshkit/session'
 import { z } from 'zod'
 import { checkOptions, isConcurrencySafe, loggedArguments, planCalls, type PlannedCall, type ToolCall } from './plan.js'
@@ -10,7 +10,7 @@ declare module 'cordis' {
   }
 }
 
-export const Config = z.object({
+export const Config = strictConfig({
   maxParallel: z.number({ error: 'maxParallel must be a number' })
     .int('maxParallel must be a whole number')
     .positive('maxParallel must be at least 1 (the most concurrency-safe calls run at once)')

@@ -1,5 +1,6 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
+import { strictConfig } from '@dshkit/tools'
 import { provideSession } from './service.js'
 import { isSessionStore, MemorySessionStore, type SessionStore } from './store.js'
 
@@ -9,7 +10,7 @@ export { SessionService, provideSession, outcomeUnknown, OUTCOME_UNKNOWN } from 
 
 export const name = 'session'
 
-export const Config = z.object({
+export const Config = strictConfig({
   /** A store object for programmatic use; left out, events are kept in memory. */
   store: z.custom<SessionStore>(isSessionStore, {
     error: 'store must be a SessionStore: an object with load(), append(event) and optionally close()',

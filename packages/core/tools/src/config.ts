@@ -27,14 +27,16 @@ export function unknownKeyMessage(key: string, known: readonly string[], noKeysH
   return `unknown key; valid keys: ${known.join(', ')}`
 }
 
-/** The candidate a typo most likely meant: case, `-` and `_` ignored, then a small edit distance. */
+/** The candidate a typo most likely meant: case, `-` and `_` ignored, then a small edit distance or a missing unit suffix. */
 export function closestKey(key: string, candidates: readonly string[]): string | undefined {
   const wanted = normalize(key)
   const limit = Math.max(1, Math.min(3, Math.floor(wanted.length / 3)))
   let best: string | undefined
   let bestDistance = limit + 1
   for (const candidate of candidates) {
-    const distance = editDistance(wanted, normalize(candidate))
+    const normal = normalize(candidate)
+    // `ttl` for `ttlMs`: a dropped suffix counts as a typo, behind any closer spelling.
+    const distance = wanted.length >= 3 && normal.startsWith(wanted) ? Math.min(limit, editDistance(wanted, normal)) : editDistance(wanted, normal)
     if (distance < bestDistance) {
       best = candidate
       bestDistance = distance

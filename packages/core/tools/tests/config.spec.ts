@@ -54,6 +54,8 @@ test('closestKey only suggests plausible typos', () => {
   expect(closestKey('confg', ['id', 'name', 'config', 'disabled'])).toBe('config')
   expect(closestKey('maxAtempts', ['maxAttempts', 'baseDelayMs'])).toBe('maxAttempts')
   expect(closestKey('colour', ['roots', 'deny'])).toBeUndefined()
+  expect(closestKey('ttl', ['dir', 'ttlMs'])).toBe('ttlMs')
+  expect(closestKey('to', ['tool', 'timeoutMs'])).toBeUndefined()
   expect(editDistance('ab', 'ba')).toBe(1)
   expect(editDistance('', 'abc')).toBe(3)
 })

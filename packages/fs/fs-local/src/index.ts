@@ -1,12 +1,13 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
+import { strictConfig } from '@dshkit/tools'
 import { LocalFs } from './local.js'
 
 export { LocalFs, type LocalFsOptions } from './local.js'
 
 export const name = 'fs-local'
 
-export const Config = z.object({
+export const Config = strictConfig({
   cwd: z.string().min(1, 'cwd must be a directory path').default(() => process.cwd())
     .describe('Directory relative paths resolve against (itself resolved against process.cwd()).'),
   maxReadBytes: z.number().int('maxReadBytes must be a whole number of bytes').positive('maxReadBytes must be positive').default(10 * 1024 * 1024)

@@ -2,7 +2,7 @@ import nodePath from 'node:path'
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import type { FsService } from '@dshkit/fs'
-import type { FsAccess, PreToolDecision, ToolDefinition, ToolExecution } from '@dshkit/tools'
+import { strictConfig, type FsAccess, type PreToolDecision, type ToolDefinition, type ToolExecution } from '@dshkit/tools'
 import { Sandbox } from './sandbox.js'
 
 export { Sandbox, type SandboxRules } from './sandbox.js'
@@ -13,7 +13,7 @@ export const inject = ['tools']
 const pathList = (what: string) => z.array(z.string().min(1, `${what} entries must be non-empty paths`)
   .refine((p) => !p.includes('\0'), `${what} entries must not contain NUL bytes`))
 
-export const Config = z.object({
+export const Config = strictConfig({
   roots: pathList('roots').default(() => [process.cwd()])
     .describe('Directories reads and writes may touch (relative entries resolve against process.cwd()).'),
   readOnlyRoots: pathList('readOnlyRoots').default([])

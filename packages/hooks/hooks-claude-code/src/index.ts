@@ -2,20 +2,20 @@ import { randomUUID } from 'node:crypto'
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import { openHookBridge } from '@dshkit/hook-protocol'
-import type {} from '@dshkit/tools' // the tools/* event types
+import { strictConfig } from '@dshkit/tools' // also the tools/* event types
 
 export const name = 'hooks-claude-code'
 
 const ToolName = z.union([
   z.literal(false),
-  z.object({
+  strictConfig({
     name: z.string().min(1),
     arguments: z.record(z.string(), z.string()).optional(),
     paths: z.array(z.string()).optional(),
   }),
 ], { error: 'a toolNames entry is false or { name: "Write", arguments?: { file_path: "path" }, paths?: ["file_path"] }' })
 
-export const Config = z.object({
+export const Config = strictConfig({
   configPath: z.string({ error: 'configPath is required: the Claude Code settings file whose hooks to run (e.g. ".claude/settings.json")' })
     .min(1, 'configPath must not be empty'),
   projectDir: z.string().min(1).optional(),

@@ -2,17 +2,17 @@ import { randomUUID } from 'node:crypto'
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import { openHookBridge } from '@dshkit/hook-protocol'
-import type {} from '@dshkit/tools' // the tools/* event types
+import { strictConfig } from '@dshkit/tools' // also the tools/* event types
 
 export const name = 'hooks-codex'
 
-const Mapping = z.object({
+const Mapping = strictConfig({
   name: z.string().min(1),
   arguments: z.record(z.string(), z.string()).optional(),
   paths: z.array(z.string()).optional(),
 })
 
-export const Config = z.object({
+export const Config = strictConfig({
   configPath: z.string({ error: 'configPath is required: the Codex hooks.json whose hooks to run (e.g. ".codex/hooks.json")' })
     .min(1, 'configPath must not be empty'),
   projectDir: z.string().min(1).optional(),

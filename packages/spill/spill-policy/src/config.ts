@@ -1,4 +1,4 @@
-import { TOOL_NAME } from '@dshkit/tools'
+import { strictConfig, TOOL_NAME } from '@dshkit/tools'
 import { z } from 'zod'
 
 /** Below this a preview plus its notice cannot fit; 0 turns spilling off. */
@@ -11,7 +11,7 @@ const threshold = (what: string) => z.number().int(`${what} must be a whole numb
   `${what} must be 0 (never spill) or at least ${MIN_THRESHOLD_BYTES} bytes, so the preview and its notice fit`,
 )
 
-export const Config = z.object({
+export const Config = strictConfig({
   thresholdBytes: threshold('thresholdBytes').default(DEFAULT_THRESHOLD_BYTES),
   perTool: z.record(z.string(), threshold('a perTool threshold')).superRefine((perTool, issues) => {
     for (const key of Object.keys(perTool)) {
@@ -20,7 +20,7 @@ export const Config = z.object({
   }).default({}),
   readLimitBytes: z.number().int().min(256, 'readLimitBytes must be at least 256 bytes').optional(),
   grepMaxMatches: z.number().int().positive('grepMaxMatches must be a positive integer').default(100),
-}).strict().superRefine((config, issues) => {
+}).superRefine((config, issues) => {
   if (config.readLimitBytes !== undefined && config.thresholdBytes > 0 && config.readLimitBytes >= config.thresholdBytes) {
     issues.addIssue({
       code: 'custom',

@@ -1,0 +1,12 @@
+import { Context } from 'cordis'
+import { expect, test } from 'vitest'
+import FsSandbox from '../src/index.js'
+
+// A misspelled key used to be dropped silently, leaving its protection off.
+test.each([
+  [FsSandbox, { readonlyRoots: ['/srv/project/.git'] }, 'unknown key; did you mean "readOnlyRoots"? (at readonlyRoots)'],
+  [FsSandbox, { denny: ['**/secrets/**'] }, 'unknown key; did you mean "deny"? (at denny)'],
+] as const)('a misspelled config key is refused, naming it and the key it meant (%#)', async (plugin, config, message) => {
+  const ctx = new Context()
+  await expect(ctx.plugin(plugin as any, config)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining(message) })
+})
