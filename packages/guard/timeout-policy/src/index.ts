@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { neverAborted, strictConfig, toolFailure, type ToolDispatchExecution, type ToolExecutionResult } from '@dshkit/tools'
+import { neverAborted, toolFailure, type ToolDispatchExecution, type ToolExecutionResult } from '@dshkit/tools'
 import { z } from 'zod'
 
 export const name = 'timeout-policy'
@@ -20,12 +20,12 @@ const perToolDeadlines: z.ZodType<z.output<typeof deadlineRecord>, z.input<typeo
   return value
 }, deadlineRecord)
 
-export const Config = strictConfig({
+export const Config = z.object({
   defaultMs: ms('defaultMs').optional(),
   perTool: perToolDeadlines.default({}),
   abandonAfterMs: z.number({ error: 'abandonAfterMs must be a number of milliseconds' })
     .nonnegative('abandonAfterMs must be 0 ms or more').max(MAX_MS, `abandonAfterMs must be at most ${MAX_MS} ms`).optional(),
-}).prefault({})
+}).strict().prefault({})
 export type Config = z.infer<typeof Config>
 /** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
 export type ConfigInput = z.input<typeof Config>
@@ -55,7 +55,8 @@ export function apply(ctx: Context, input?: ConfigInput) {
 
   ctx.on('tools/execute', async (exec, next) => {
     const timeoutMs = deadlineOf(exec.name)
-    if (timeoutMs === undefined || exec.signal.aborted) return next()
+    // Already cancelled: no deadline to run, but a stubborn body is still abandoned if configured.
+    if (timeoutMs === undefined || (exec.signal.aborted && abandonAfterMs === undefined)) return next()
     return withDeadline(exec, next, timeoutMs, abandonAfterMs)
   })
 }
@@ -89,6 +90,7 @@ async function withDeadline(
   }
   const watchOuter = outer !== neverAborted
   if (watchOuter) outer.addEventListener('abort', onOuterAbort, { once: true })
+  if (outer.aborted) onOuterAbort()
   exec.signal = controller.signal
   let result: ToolExecutionResult | typeof ABANDONED
   // A body that blocks the event loop settles before the overdue timer can fire: the clock decides too.

@@ -134,6 +134,16 @@ describe('a body that misbehaves after its deadline', () => {
     }
   })
 
+  test('a call already cancelled when it reaches the wrapper is still abandoned, not waited for forever', async () => {
+    const caller = new AbortController()
+    const { ctx, run } = await setup({ abandonAfterMs: 20 }, [{ timeoutMs: 60_000, execute: () => new Promise(() => {}) }])
+    // An outer wrapper that lets the caller's abort land after the registry's last check, before this wrapper.
+    await ctx.plugin({ name: 'outer', inject: ['tools'], apply: (ctx) => ctx.on('tools/execute', (_exec, next) => (caller.abort(), next()), { prepend: true }) })
+    const hung = Symbol('hung')
+    const result = await Promise.race([run('slow', caller.signal), sleep(3_000).then(() => hung)])
+    expect(result).toMatchObject({ error: { code: 'ABORTED', source: 'caller' }, meta: { abandoned: true } })
+  })
+
   test('a body that ignores its signal and never settles is abandoned; the caller is not held', async () => {
     const { run } = await setup({ abandonAfterMs: 20 }, [{ timeoutMs: 20, execute: () => new Promise(() => {}) }])
     expect(await run()).toMatchObject({ error: { code: 'TOOL_TIMEOUT' }, meta: { timeoutMs: 20, abandoned: true } })
