@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { neverAborted, toolFailure, type ToolDispatchExecution, type ToolExecutionResult } from '@dshkit/tools'
+import { neverAborted, strictConfig, toolFailure, type ToolDispatchExecution, type ToolExecutionResult } from '@dshkit/tools'
 import { z } from 'zod'
 
 export const name = 'timeout-policy'
@@ -20,12 +20,12 @@ const perToolDeadlines: z.ZodType<z.output<typeof deadlineRecord>, z.input<typeo
   return value
 }, deadlineRecord)
 
-export const Config = z.object({
+export const Config = strictConfig({
   defaultMs: ms('defaultMs').optional(),
   perTool: perToolDeadlines.default({}),
   abandonAfterMs: z.number({ error: 'abandonAfterMs must be a number of milliseconds' })
     .nonnegative('abandonAfterMs must be 0 ms or more').max(MAX_MS, `abandonAfterMs must be at most ${MAX_MS} ms`).optional(),
-}).strict().prefault({})
+}).prefault({})
 export type Config = z.infer<typeof Config>
 /** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
 export type ConfigInput = z.input<typeof Config>
