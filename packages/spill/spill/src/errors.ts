@@ -3,7 +3,7 @@ export type SpillErrorCode =
   | 'INVALID_ID'      // not an id this store could ever have issued
   | 'NOT_FOUND'       // a well-formed id with no spill behind it (never existed, expired, evicted, deleted)
   | 'INVALID_RANGE'   // offset or limit out of range
-  | 'INVALID_PATTERN' // grep pattern is not a valid regular expression
+  | 'INVALID_PATTERN' // grep pattern is empty, too long or complex, unsupported by RE2, or failed while matching
   | 'TOO_LARGE'       // a single output larger than the store may ever hold
   | 'STORE_FAILED'    // the store itself failed (disk full, read-only, disposed)
 
@@ -12,6 +12,11 @@ export class SpillError extends Error {
 
   constructor(readonly code: SpillErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options)
+  }
+
+  /** Only a store failure may go away on its own; a bad id, range or pattern will not (retry-policy reads this). */
+  get retryable(): boolean {
+    return this.code === 'STORE_FAILED'
   }
 }
 

@@ -1,21 +1,9 @@
 import { SpillError, quoteForMessage } from './errors.js'
+import { boundedMessage, compilePattern, type SpillPattern } from './pattern.js'
 import type { SpillGrepMatch, SpillGrepResult } from './service.js'
 
 export const DEFAULT_MAX_MATCHES = 100
 export const DEFAULT_MAX_LINE_CHARS = 400
-
-/** Compiles a grep pattern (a JavaScript regular expression source); a bad one is a clear SpillError. */
-export function compilePattern(pattern: string | RegExp): RegExp {
-  if (pattern instanceof RegExp) return new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''))
-  if (typeof pattern !== 'string' || pattern === '') {
-    throw new SpillError('INVALID_PATTERN', `grep needs a non-empty pattern (a JavaScript regular expression), got ${quoteForMessage(pattern)}`)
-  }
-  try {
-    return new RegExp(pattern)
-  } catch (error) {
-    throw new SpillError('INVALID_PATTERN', `grep pattern ${quoteForMessage(pattern, 80)} is not a valid JavaScript regular expression: ${(error as Error).message}`)
-  }
-}
 
 /** Shows a long line as a window around its first match, so minified output stays readable. */
 function excerpt(line: string, index: number, maxChars: number): string {
@@ -40,7 +28,11 @@ export class LineGrep {
   private line = 0
   private truncated = false
 
-  constructor(private readonly regex: RegExp, options: { maxMatches?: number; maxLineChars?: number } = {}) {
+  private readonly pattern: SpillPattern
+
+  /** A RegExp or a string is compiled with `compilePattern`, so a store can never fall back to a backtracking engine. */
+  constructor(pattern: SpillPattern | RegExp | string, options: { maxMatches?: number; maxLineChars?: number } = {}) {
+    this.pattern = compilePattern(pattern)
     this.maxMatches = checkCount(options.maxMatches ?? DEFAULT_MAX_MATCHES, 'maxMatches')
     this.maxLineChars = checkCount(options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS, 'maxLineChars')
   }
@@ -73,14 +65,24 @@ export class LineGrep {
   private test(raw: string): boolean {
     this.line++
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw
-    const found = this.regex.exec(line)
-    if (!found) return true
+    const index = this.search(line)
+    if (index === -1) return true
     if (this.matches.length === this.maxMatches) {
       this.truncated = true
       return false
     }
-    this.matches.push({ line: this.line, text: excerpt(line, found.index, this.maxLineChars) })
+    this.matches.push({ line: this.line, text: excerpt(line, index, this.maxLineChars) })
     return true
+  }
+
+  private search(line: string): number {
+    try {
+      return this.pattern.search(line)
+    } catch (error) {
+      if (error instanceof SpillError) throw error
+      // An engine failure (memory, an internal limit) is the pattern's problem, said briefly, never a store failure.
+      throw new SpillError('INVALID_PATTERN', `grep pattern ${quoteForMessage(this.pattern.source, 80)} failed on line ${this.line}: ${boundedMessage(String((error as Error)?.message ?? error))}`)
+    }
   }
 }
 

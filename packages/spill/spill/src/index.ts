@@ -4,7 +4,8 @@ import { Config } from './config.js'
 export * from './service.js'
 export { SpillError, quoteForMessage, type SpillErrorCode } from './errors.js'
 export { charStart, nextCharStart, utf8Length, utf8Head, utf8Tail, surrogateSafeChunks } from './utf8.js'
-export { compilePattern, LineGrep, DEFAULT_MAX_MATCHES, DEFAULT_MAX_LINE_CHARS } from './grep.js'
+export { LineGrep, DEFAULT_MAX_MATCHES, DEFAULT_MAX_LINE_CHARS } from './grep.js'
+export { compilePattern, boundedMessage, MAX_PATTERN_CHARS, MAX_PATTERN_COST, type SpillPattern } from './pattern.js'
 export { Config }
 
 export const name = 'spill'

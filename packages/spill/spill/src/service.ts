@@ -82,7 +82,7 @@ export abstract class SpillService extends Service {
   abstract put(text: string, options?: SpillPutOptions): Promise<SpillPutResult>
   /** A page of the stored output, cut on UTF-8 character boundaries. */
   abstract read(id: string, options?: SpillReadOptions): Promise<SpillReadResult>
-  /** Lines matching a JavaScript regular expression, with their line numbers. */
+  /** Lines matching a regular expression (RE2 syntax, see compilePattern), with their line numbers. */
   abstract grep(id: string, pattern: string | RegExp, options?: SpillGrepOptions): Promise<SpillGrepResult>
   /** Removes a spill; resolves false when there was none with that id. */
   abstract delete(id: string): Promise<boolean>
