@@ -45,16 +45,22 @@ export function mapToolCall(name: string, args: unknown, mapping: ToolNameMappin
   const ours = args as Record<string, unknown>
   const input: Record<string, unknown> = {}
   const renamed = new Set<string>()
+  // Own keys only, set as own data: `__proto__` or `constructor` in the arguments must reach the
+  // hook as they are (JSON.stringify of the arguments shows the same), not be dropped or inherited.
   for (const [theirs, key] of Object.entries(mapping.arguments ?? {})) {
     renamed.add(key)
-    if (ours[key] !== undefined) input[theirs] = ours[key]
+    if (Object.hasOwn(ours, key) && ours[key] !== undefined) setOwn(input, theirs, ours[key])
   }
   for (const [key, value] of Object.entries(ours)) {
-    if (!renamed.has(key) && !(key in input)) input[key] = value
+    if (!renamed.has(key) && !Object.hasOwn(input, key)) setOwn(input, key, value)
   }
   for (const key of mapping.paths ?? []) {
-    const value = input[key]
-    if (typeof value === 'string' && value && !isAbsolute(value)) input[key] = resolve(projectDir, value)
+    const value = Object.hasOwn(input, key) ? input[key] : undefined
+    if (typeof value === 'string' && value && !isAbsolute(value)) setOwn(input, key, resolve(projectDir, value))
   }
   return { toolName: mapping.name, toolInput: input }
+}
+
+function setOwn(target: Record<string, unknown>, key: string, value: unknown) {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
 }

@@ -112,4 +112,17 @@ describe('tool name mapping', () => {
     expect(mapToolCall('grep', { query: 'x', glob: '*.ts' }, names.get('grep'), '/p')).toEqual({ toolName: 'Grep', toolInput: { pattern: 'x', glob: '*.ts' } })
     expect(mapToolCall('shell', { command: 'ls' }, names.get('shell'), '/p')).toEqual({ toolName: 'shell', toolInput: { command: 'ls' } })
   })
+
+  test('keys like __proto__ and constructor reach the hook as the plain data they are in the arguments', () => {
+    const args = JSON.parse('{"path":"a","content":"x","__proto__":{"path":"package.json"},"constructor":"c","toString":1}')
+    const { toolInput } = mapToolCall('fs_write', args, resolveToolNames().get('fs_write'), '/p')
+    expect(JSON.parse(JSON.stringify(toolInput))).toEqual(JSON.parse('{"file_path":"/p/a","content":"x","__proto__":{"path":"package.json"},"constructor":"c","toString":1}'))
+    expect(Object.getPrototypeOf(toolInput)).toBe(Object.prototype)
+  })
+
+  test('an argument a mapping renames is read only from the arguments themselves, never from their prototype', () => {
+    const args = Object.assign(Object.create({ path: 'package.json' }), { content: 'x' })
+    const { toolInput } = mapToolCall('fs_write', args, resolveToolNames().get('fs_write'), '/p')
+    expect(JSON.parse(JSON.stringify(toolInput))).toEqual({ content: 'x' })
+  })
 })
