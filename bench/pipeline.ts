@@ -80,6 +80,8 @@ const heap = await (async () => {
   return (process.memoryUsage().heapUsed - before) / 1024 / 1024
 })()
 
+const ratio = (listeners: number) => (rows.find((row) => row[0] === listeners)![4] as number).toFixed(2)
+
 console.log(`## pipeline
 
 Per no-op tool call, median µs over 15 × 2000 calls, interleaved (${machine()}). \`waterfall\` dispatches the
@@ -89,8 +91,8 @@ hand-written koa-style onion with no validation at all.
 ${table(['listeners / waterfall', 'dshkit execute µs', 'ctx.waterfall µs', 'koa compose µs', 'dshkit / waterfall', 'dshkit / compose'], rows)}
 
 dshkit's execute snapshots and freezes arguments, validates them with zod, normalizes and deep-freezes the
-result and emits \`tools/result\`, yet stays under the bare \`ctx.waterfall\` dispatch (target ratio ≤ 1.0)
-because it holds the events service's hook lists directly instead of resolving \`ctx.waterfall\` through the
-context proxy on every call. Heap growth over 100k calls sharing one caller signal with a signal-swapping
+result and emits \`tools/result\`. It costs ${ratio(0)}× the bare \`ctx.waterfall\` dispatch with no listeners
+(target ≤ 0.5) and ${ratio(8)}× with 8 per waterfall (target ≤ 1.0): it holds the events service's hook
+lists directly instead of resolving \`ctx.waterfall\` through the context proxy on every call. Heap growth over 100k calls sharing one caller signal with a signal-swapping
 wrapper: ${heap.toFixed(2)} MB (signals are fused with listeners removed on settle, not \`AbortSignal.any\`).
 `)
