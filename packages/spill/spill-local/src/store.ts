@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Context, Logger } from 'cordis'
 import {
-  compilePattern, LineGrep, SpillError, SpillService, quoteForMessage, utf8Length,
+  boundedMessage, LineGrep, SpillError, SpillService, quoteForMessage, utf8Length,
   type SpillEntry, type SpillGrepOptions, type SpillGrepResult, type SpillPutOptions, type SpillPutResult,
   type SpillReadOptions, type SpillReadResult,
 } from '@dshkit/spill'
@@ -100,7 +100,7 @@ export class LocalSpill extends SpillService {
 
   async grep(id: string, pattern: string | RegExp, options: SpillGrepOptions = {}): Promise<SpillGrepResult> {
     const entry = await this.find(id)
-    const grep = new LineGrep(compilePattern(pattern), options)
+    const grep = new LineGrep(pattern, options)
     return this.onFile(entry, (path) => grepFile(path, grep))
   }
 
@@ -278,5 +278,6 @@ function storeFailure(what: string, error: unknown): SpillError {
   const hint = code === 'ENOSPC' ? ' (the disk is full)'
     : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? ' (the directory is not writable)'
     : code === 'EDQUOT' ? ' (the disk quota is exhausted)' : ''
-  return new SpillError('STORE_FAILED', `${what}: ${(error as Error)?.message ?? String(error)}${hint}`, { cause: error })
+  // The cause's message may be anything (a runtime error can quote megabytes), so it is shown bounded.
+  return new SpillError('STORE_FAILED', `${what}: ${boundedMessage(String((error as Error)?.message ?? error), 300)}${hint}`, { cause: error })
 }

@@ -98,8 +98,20 @@ describe('grep', () => {
     const { spill } = await store()
     const { id } = await spill.put('a\nb')
     expect(await rejection(spill.grep(id, '(unclosed'))).toMatchObject({
-      code: 'INVALID_PATTERN', message: expect.stringContaining('not a valid JavaScript regular expression'),
+      code: 'INVALID_PATTERN', message: expect.stringContaining('is not valid'),
     })
+  })
+
+  test('a hostile pattern is a bounded, permanent INVALID_PATTERN, never a store failure', async () => {
+    const { spill } = await store()
+    const { id } = await spill.put('aab\nb')
+    for (const [pattern, says] of [['x'.repeat(5_000_000), 'too long'], ['(?<=a)b', 'lookbehind'], ['(?:a{1000}){1000}', 'too complex']]) {
+      const error = await rejection(spill.grep(id, pattern))
+      expect(error).toMatchObject({ code: 'INVALID_PATTERN', retryable: false, message: expect.stringContaining(says) })
+      expect(error.message.length).toBeLessThan(400)
+    }
+    // A RegExp given by code goes through the same linear-time engine, its i flag kept.
+    expect(await spill.grep(id, /^AA/i)).toEqual({ truncated: false, matches: [{ line: 1, text: 'aab' }] })
   })
 })
 
