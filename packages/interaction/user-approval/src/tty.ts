@@ -85,6 +85,7 @@ export class TtyResponder {
     const jobs = this.current ? [this.current, ...this.queue] : [...this.queue]
     this.queue.length = 0
     this.current = undefined
+    this.shown = false
     this.stopSettling()
     for (const job of jobs) this.settle(job, deny(reason))
     this.stopListening()
