@@ -11,7 +11,7 @@ const shown = (c: Sizes) => `this output was ${c.total} bytes, over the ${c.thre
 export function storedNotice(c: Sizes, id: string, readLimit: number): string {
   return `[spill: ${shown(c)} (${c.omittedBytes} bytes omitted). The full output is stored as spill ${id}. `
     + `Read on with spill_read {"id":"${id}","offset":${c.headBytes}} (pages of up to ${readLimit} bytes; each page gives the next offset), `
-    + `or find lines with spill_read {"id":"${id}","grep":"<JavaScript regular expression>"}.]`
+    + `or find lines with spill_read {"id":"${id}","grep":"<regular expression, RE2 syntax>"}.]`
 }
 
 /** Says plainly that the middle is gone, and why, so the model does not assume it saw everything. */

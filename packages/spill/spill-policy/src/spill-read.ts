@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import type { SpillGrepMatch, SpillService } from '@dshkit/spill'
-import { utf8Length } from '@dshkit/spill'
+import { boundedMessage, compilePattern, LineGrep, SpillError, utf8Head, utf8Length, type SpillReadResult } from '@dshkit/spill'
 import { defineTool, type JsonValue } from '@dshkit/tools'
 import { z } from 'zod'
 import { readLimitOf, type Config } from './config.js'
@@ -24,7 +24,17 @@ interface GrepValue {
   matches: SpillGrepMatch[]
   /** More lines matched than are shown. */
   truncated: boolean
+  /** What cut the list: the match count or the page size. */
+  cut?: 'matches' | 'bytes'
 }
+
+/** The store is read in pages this large when grepping, so any provider gets the same linear-time engine. */
+const GREP_PAGE_BYTES = 1 << 20
+/** A store's error message is shown at most this long. */
+const MAX_ERROR_CHARS = 400
+
+/** Control characters in an echoed pattern are shown escaped, so they cannot restyle what reads the result. */
+const visible = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
 
 const next = (id: string, offset: number) => `spill_read {"id":"${id}","offset":${offset}}`
 
@@ -36,9 +46,12 @@ function renderPage(v: PageValue): string {
 }
 
 function renderGrep(v: GrepValue): string {
-  const head = !v.matches.length
-    ? `[spill ${v.id}: no line matches /${v.grep}/]`
-    : `[spill ${v.id}: ${v.matches.length} line(s) match /${v.grep}/${v.truncated ? '; more lines match than are shown, use a narrower pattern or page with offset' : ''}]`
+  const pattern = `/${visible(v.grep)}/`
+  const cut = v.cut === 'bytes' ? `; more lines match than fit in one page, so the list stops at line ${v.matches.at(-1)?.line}: use a narrower pattern or page with offset`
+    : `; more lines match than the ${v.matches.length} shown: use a narrower pattern or page with offset`
+  const head = !v.matches.length && !v.truncated
+    ? `[spill ${v.id}: no line matches ${pattern}]`
+    : `[spill ${v.id}: ${v.matches.length} line(s) match ${pattern}${v.truncated ? cut : ''}]`
   return [head, ...v.matches.map((m) => `${m.line}: ${m.text}`)].join('\n')
 }
 
@@ -50,35 +63,51 @@ export function registerSpillRead(ctx: Context, config: Config) {
     return spill
   }
 
+  /**
+   * Greps through the store's pages with the seam's RE2 LineGrep rather than the store's own grep,
+   * so a third-party store cannot put a model's pattern through a backtracking engine.
+   */
+  async function grepSpill(spill: SpillService, id: string, grep: string): Promise<GrepValue> {
+    const lines = new LineGrep(compilePattern(grep), { maxMatches: config.grepMaxMatches })
+    for (let offset = 0; ;) {
+      const page = await spill.read(id, { offset, limit: GREP_PAGE_BYTES })
+      // A store that stops advancing ends the search rather than looping.
+      if (!lines.push(page.text) || page.done || page.offset + page.bytes <= offset) break
+      offset = page.offset + page.bytes
+    }
+    const found = lines.end()
+    // Matches are kept while they fit in one page, so a search is never larger than a read.
+    const matches: SpillGrepMatch[] = []
+    let bytes = 0
+    for (const match of found.matches) {
+      bytes += utf8Length(match.text) + String(match.line).length + 3
+      if (bytes > readLimit) break
+      matches.push(match)
+    }
+    const cut = matches.length < found.matches.length ? 'bytes' : found.truncated ? 'matches' : undefined
+    return { id, grep, matches, truncated: cut !== undefined, ...(cut && { cut }) }
+  }
+
   ctx.tools.register(defineTool({
     name: SPILL_READ,
     description: 'Read a tool output that was too large to show in full and was stored as a spill. '
       + 'Give the id from the spill notice and a byte offset to read the next page (each page says where the next one starts), '
-      + 'or give grep, a JavaScript regular expression, to list matching lines with their line numbers.',
+      + 'or give grep, a regular expression (RE2 syntax: like JavaScript\'s, without lookaround or backreferences), to list matching lines with their line numbers.',
     parameters: z.object({
       id: z.string().describe('spill id from the notice, e.g. sp_…'),
       offset: z.number().int().min(0).optional().describe('byte offset to start at (default 0)'),
       limit: z.number().int().positive().optional().describe(`bytes to read (default and maximum ${readLimit})`),
-      grep: z.string().min(1).optional().describe('JavaScript regular expression; returns matching lines instead of a page'),
+      grep: z.string().min(1).optional().describe('regular expression (RE2 syntax, no lookaround or backreferences); returns matching lines instead of a page'),
     }).strict(),
     isConcurrencySafe: () => true,
     idempotent: true,
     async execute({ id, offset, limit, grep }) {
       if (grep !== undefined) {
         if (offset !== undefined || limit !== undefined) throw new Error('spill_read takes either grep or offset/limit, not both')
-        const found = await store().grep(id, grep, { maxMatches: config.grepMaxMatches })
-        // Matches are kept while they fit in one page, so a search is never larger than a read.
-        const matches: SpillGrepMatch[] = []
-        let bytes = 0
-        for (const match of found.matches) {
-          bytes += utf8Length(match.text) + String(match.line).length + 3
-          if (bytes > readLimit) break
-          matches.push(match)
-        }
-        const value: GrepValue = { id, grep, matches, truncated: found.truncated || matches.length < found.matches.length }
-        return value as unknown as JsonValue
+        return await bounded(grepSpill(store(), id, grep)) as unknown as JsonValue
       }
-      const page = await store().read(id, { offset, limit: Math.min(limit ?? readLimit, readLimit) })
+      const want = Math.min(limit ?? readLimit, readLimit)
+      const page = fitPage(await bounded(store().read(id, { offset, limit: want })), want)
       const value: PageValue = { id, ...page, next: page.done ? null : page.offset + page.bytes }
       if (limit !== undefined && limit > readLimit) value.capped = readLimit
       return value as unknown as JsonValue
@@ -88,4 +117,23 @@ export function registerSpillRead(ctx: Context, config: Config) {
       return [{ type: 'text', text: 'grep' in v ? renderGrep(v as unknown as GrepValue) : renderPage(v as unknown as PageValue) }]
     },
   }))
+}
+
+/** A store's failure goes to the model bounded, and keeps saying whether it is worth retrying. */
+async function bounded<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work
+  } catch (error) {
+    const message = String((error as Error)?.message ?? error)
+    if (message.length <= MAX_ERROR_CHARS) throw error
+    const code = error instanceof SpillError ? error.code : 'STORE_FAILED'
+    throw new SpillError(code, boundedMessage(message, MAX_ERROR_CHARS), { cause: error })
+  }
+}
+
+/** A store that ignores `limit` still yields a bounded page (3 bytes of slack: one whole character may exceed a tiny limit). */
+function fitPage(page: SpillReadResult, limit: number): SpillReadResult {
+  if (utf8Length(page.text) <= limit + 3) return page
+  const head = utf8Head(page.text, limit)
+  return { ...page, text: head.text, bytes: head.bytes, done: false }
 }
