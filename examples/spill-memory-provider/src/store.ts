@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Context } from 'cordis'
 import {
-  charStart, compilePattern, LineGrep, nextCharStart, quoteForMessage, SpillError, SpillService,
+  charStart, LineGrep, nextCharStart, quoteForMessage, SpillError, SpillService,
   type SpillEntry, type SpillGrepOptions, type SpillGrepResult, type SpillPutOptions, type SpillPutResult,
   type SpillReadOptions, type SpillReadResult,
 } from '@dshkit/spill'
@@ -84,7 +84,7 @@ export class MemorySpill extends SpillService {
 
   async grep(id: string, pattern: string | RegExp, options: SpillGrepOptions = {}): Promise<SpillGrepResult> {
     const { data } = this.find(id)
-    const grep = new LineGrep(compilePattern(pattern), options)
+    const grep = new LineGrep(pattern, options)
     for (let start = 0; start < data.length;) {
       const end = start + GREP_CHUNK_BYTES >= data.length ? data.length : charStart(data, start + GREP_CHUNK_BYTES)
       if (!grep.push(data.toString('utf8', start, end))) break

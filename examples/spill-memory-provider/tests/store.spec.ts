@@ -2,6 +2,7 @@ import { Context } from 'cordis'
 import { SpillError } from '@dshkit/spill'
 import { describe, expect, test } from 'vitest'
 import SpillMemory, { MemorySpill } from '../src/index.js'
+import { runIsolated } from './isolated.js'
 
 async function store(config: Record<string, unknown> = {}) {
   const ctx = new Context()
@@ -89,6 +90,28 @@ describe('grep', () => {
     const { id } = await spill.put(text)
     const line = text.split('\n').length - 1
     expect(await spill.grep(id, 'NEEDLE')).toEqual({ truncated: false, matches: [{ line, text: 'NEEDLE' }] })
+  })
+
+  test('a catastrophic pattern finishes at once: the provider greps with the seam\'s linear-time engine', async () => {
+    const out = await runIsolated(`
+      import { Context } from 'cordis'
+      import SpillMemory from 'spill-memory-provider'
+      const ctx = new Context()
+      await ctx.plugin(SpillMemory)
+      const { id } = await ctx.spill.put(('a'.repeat(41) + '!\\n').repeat(1000))
+      const found = [await ctx.spill.grep(id, '(a+)+$'), await ctx.spill.grep(id, /(a|aa)+$/)]
+      console.log(JSON.stringify(found.map((f) => f.matches.length)))`)
+    expect(JSON.parse(out)).toEqual([0, 0])
+  })
+
+  test('a 5 MB or unsupported pattern is a short, permanent INVALID_PATTERN', async () => {
+    const { spill } = await store()
+    const { id } = await spill.put('ab')
+    for (const [pattern, says] of [['x'.repeat(5_000_000), 'too long'], ['(?<=a)b', 'lookbehind']]) {
+      const error = await rejection(spill.grep(id, pattern))
+      expect(error).toMatchObject({ code: 'INVALID_PATTERN', retryable: false, message: expect.stringContaining(says) })
+      expect(error.message.length).toBeLessThan(400)
+    }
   })
 
   test('an invalid pattern is INVALID_PATTERN', async () => {
