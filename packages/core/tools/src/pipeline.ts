@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto'
 import type { Hook, Logger } from 'cordis'
 import { deepFreeze, snapshotJson } from './json.js'
 import {
-  applyPostDecision, checkContent, checkContexts, checkPostDecision, checkResult, decided, describe,
+  checkContent, checkContexts, checkResult, decided, describe,
   errorMessage, renderValue, safeProperty, toolFailure,
 } from './results.js'
 import { fuseSignals, neverAborted, onAbort } from './signals.js'
+import { claimPost } from './post.js'
 import { isListenerError, runWaterfall } from './waterfall.js'
 import type {
-  ApprovalService, ContextMessage, ExecuteInput, JsonValue, PostToolDecision, PreToolDecision,
+  ApprovalService, ContextMessage, ExecuteInput, JsonValue, PreToolDecision,
   ToolDefinition, ToolDispatchExecution, ToolExecution, ToolExecutionResult, ToolFailure, ToolGuard,
   ToolRunContext,
 } from './types.js'
@@ -28,9 +29,7 @@ export interface PipelineState {
 }
 
 const ALLOW: PreToolDecision = Object.freeze({ kind: 'allow' })
-const ACCEPT: PostToolDecision = Object.freeze({ kind: 'accept' })
 const allow = async () => ALLOW
-const accept = async () => ACCEPT
 const noop = () => {}
 
 /** The listeners of `event` that cordis would dispatch to for this runtime, in order; undefined when none. */
@@ -304,18 +303,13 @@ function aborted(exec: ToolExecution) {
   return decided(toolFailure('ABORTED', `${exec.name} was cancelled while it ran`, 'caller'), 'registry')
 }
 
-function claimPost(value: unknown, source: string): PostToolDecision {
-  const decision = checkPostDecision(value)
-  return (decision.kind === 'block' || decision.kind === 'replace') && !decision.source ? { ...decision, source } : decision
-}
-
-/** Step 7: accept / replace / block / add context. */
+/** Step 7: accept / replace / block / add context; each listener's decision applies to what its inner ones made. */
 async function postExecute(state: PipelineState, exec: ToolExecution, result: ToolExecutionResult) {
   const hooks = listeners(state, 'tools/post-execute')
   if (!hooks) return result
+  const start = deepFreeze(result)
   try {
-    const decision = await runWaterfall(hooks, [exec, deepFreeze(result)], accept, claimPost, reportTo(state, 'tools/post-execute'))
-    return applyPostDecision(result, decision)
+    return await runWaterfall(hooks, [exec, start], async () => start, claimPost, reportTo(state, 'tools/post-execute'))
   } catch (error) {
     return pipelineError(error, 'tools/post-execute', 'listener')
   }

@@ -108,6 +108,7 @@ export function checkPostDecision(decision: unknown): PostToolDecision {
 }
 
 /**
+ * @deprecated post-execute composes: `await next()` is the inner result and the runtime keeps its meta and contexts.
  * A `replace` of the content that keeps what the inner decision carried (its meta and contexts):
  * the registry applies an outer listener's decision to the original result, not to the inner one's.
  */
@@ -119,7 +120,7 @@ export function replaceDecision(inner: PostToolDecision, content: ContentBlock[]
   return replaced
 }
 
-/** The result a post-execute decision leads to; outer listeners use it to see what inner ones decided. */
+/** @deprecated post-execute composes: `await next()` already is the result the inner decisions led to. */
 export function applyPostDecision(result: ToolExecutionResult, decision: PostToolDecision): ToolExecutionResult {
   const contexts = [...result.additionalContexts ?? [], ...decision.additionalContexts ?? []]
   let next: ToolExecutionResult

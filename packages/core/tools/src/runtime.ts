@@ -14,7 +14,12 @@ declare module 'cordis' {
   interface Events {
     'tools/pre-execute'(exec: ToolExecution, next: () => Promise<PreToolDecision>): Promise<PreToolDecision>
     'tools/execute'(exec: ToolDispatchExecution, next: () => Promise<ToolExecutionResult>): Promise<ToolExecutionResult>
-    'tools/post-execute'(exec: ToolExecution, result: Readonly<ToolExecutionResult>, next: () => Promise<PostToolDecision>): Promise<PostToolDecision>
+    /**
+     * `result` is what this layer started from (the body's result or the denial); `next()` runs the inner
+     * listeners and resolves with the result after their decisions applied (frozen). Return that very
+     * object or `{ kind: 'accept' }` to keep it; the runtime applies any other decision to it.
+     */
+    'tools/post-execute'(exec: ToolExecution, result: Readonly<ToolExecutionResult>, next: () => Promise<Readonly<ToolExecutionResult>>): Promise<PostToolDecision | Readonly<ToolExecutionResult>>
     'tools/result'(exec: ToolExecution, result: Readonly<ToolExecutionResult>): void
   }
 }

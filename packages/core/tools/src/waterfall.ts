@@ -35,10 +35,16 @@ interface Waterfall<R> {
   hooks: readonly Hook[]
   args: readonly unknown[]
   inner: () => Promise<R>
-  claim: (value: unknown, source: string) => R
+  claim: Claim<R>
   report: WaterfallReport
   reentrant: boolean
 }
+
+/**
+ * Turns what a listener returned into the waterfall's value. `inner` is what its `next()` resolved to,
+ * or undefined when it did not call next() or returned before that settled.
+ */
+export type Claim<R> = (value: unknown, source: string, inner: R | undefined, args: readonly unknown[]) => R
 
 /** One listener's turn. State lives in a plain object, not closures: a closure per field costs ~1 µs a layer. */
 interface Layer<R> {
@@ -64,7 +70,7 @@ export function runWaterfall<R>(
   hooks: readonly Hook[],
   args: readonly unknown[],
   inner: () => Promise<R>,
-  claim: (value: unknown, source: string) => R,
+  claim: Claim<R>,
   report: WaterfallReport,
   reentrant = false,
 ): Promise<R> {
@@ -96,7 +102,7 @@ async function enter<R>(waterfall: Waterfall<R>, index: number): Promise<R> {
   layer.returned = true
   if (layer.calls && value === layer.passed) return layer.passed as R
   try {
-    return waterfall.claim(value, hookSource(hook))
+    return waterfall.claim(value, hookSource(hook), layer.running ? undefined : layer.passed, waterfall.args)
   } catch (error) {
     throw new ListenerError(hookSource(hook), error)
   }

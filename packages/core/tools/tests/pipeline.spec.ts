@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { replaceDecision, toolFailure, type ToolExecution } from '../src/index.js'
+import { toolFailure, type ToolExecution } from '../src/index.js'
 import { call, deferred, echo, isDeepFrozen, plug, provideApproval, setup, sleep, tool } from './helpers.js'
 
 describe('step 1: unknown names and arguments', () => {
@@ -334,12 +334,95 @@ describe('step 7: post-execute', () => {
     expect(result.meta).not.toHaveProperty('replacedBy')
   })
 
-  test('replaceDecision keeps what the inner decision carried: meta (of an accept too) and contexts', () => {
+  test('next() resolves with the result after the inner listeners applied their decisions, frozen', async () => {
+    const { ctx } = await setup()
+    let seen: any
+    await plug(ctx, 'outer', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.on('tools/post-execute', async (_e, _r, next) => { seen = await next(); return seen })
+    })
+    await plug(ctx, 'inner', (ctx) => {
+      ctx.on('tools/post-execute', async () => ({ kind: 'replace', content: [{ type: 'text', text: 'inner text' }], meta: { a: 1 } }))
+    })
+    const result = await ctx.tools.execute(call())
+    expect(seen).toMatchObject({ content: [{ type: 'text', text: 'inner text' }], meta: { a: 1, replacedBy: 'inner' } })
+    expect(isDeepFrozen(seen)).toBe(true)
+    expect(result).toBe(seen)
+  })
+
+  test('an outer replace keeps the inner meta and contexts and merges its own meta over them', async () => {
+    const { ctx } = await setup()
     const note = { source: 'inner', content: [{ type: 'text' as const, text: 'n' }] }
-    const content = [{ type: 'text' as const, text: 'new' }]
-    expect(replaceDecision({ kind: 'accept', meta: { a: 1 }, additionalContexts: [note] }, content, { b: 2 }))
-      .toEqual({ kind: 'replace', content, meta: { a: 1, b: 2 }, additionalContexts: [note] })
-    expect(replaceDecision({ kind: 'accept' }, content)).toEqual({ kind: 'replace', content })
+    await plug(ctx, 'outer', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.on('tools/post-execute', async (_e, _r, next) => {
+        const inner = await next()
+        return { kind: 'replace', content: [{ type: 'text', text: `[${(inner.content[0] as any).text}]` }], meta: { b: 2, a: 3 } }
+      })
+    })
+    await plug(ctx, 'inner', (ctx) => {
+      ctx.on('tools/post-execute', async () => ({ kind: 'accept', meta: { a: 1, keep: true }, additionalContexts: [note] }))
+    })
+    const result = await ctx.tools.execute(call())
+    expect(result).toMatchObject({ isError: false, value: 'hi', content: [{ type: 'text', text: '[hi]' }], additionalContexts: [note] })
+    expect(result.meta).toEqual({ a: 3, b: 2, keep: true, replacedBy: 'outer' })
+  })
+
+  test('an outer accept appends its contexts after the inner ones; returning { kind: accept } keeps the inner result', async () => {
+    const { ctx } = await setup()
+    const say = (source: string) => ({ source, content: [{ type: 'text' as const, text: source }] })
+    await plug(ctx, 'outer', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.on('tools/post-execute', async (_e, _r, next) => { await next(); return { kind: 'accept', additionalContexts: [say('outer')] } })
+    })
+    await plug(ctx, 'inner', (ctx) => {
+      ctx.on('tools/post-execute', async () => ({ kind: 'replace', content: [{ type: 'text', text: 'x' }], additionalContexts: [say('inner')] }))
+    })
+    const result = await ctx.tools.execute(call())
+    expect(result.content).toEqual([{ type: 'text', text: 'x' }])
+    expect(result.additionalContexts?.map((c) => c.source)).toEqual(['inner', 'outer'])
+  })
+
+  test('a replace of a failure keeps it a failure: one Error block, error.message is the replacement text', async () => {
+    const { ctx } = await setup()
+    await plug(ctx, 'redact', (ctx) => {
+      ctx.tools.register(tool({ execute: () => { throw new Error('token sk-123 rejected') } }))
+      ctx.on('tools/post-execute', async (_e, _r, next) => {
+        const inner = await next()
+        return { kind: 'replace', content: [{ type: 'text', text: (inner.content[0] as any).text.replace('sk-123', '***') }] }
+      })
+    })
+    const result = await ctx.tools.execute(call('probe', {}))
+    expect(result).toMatchObject({ isError: true, error: { code: 'TOOL_ERROR', message: 'token *** rejected' }, meta: { replacedBy: 'redact', decidedBy: 'tool' } })
+    expect(result.content).toEqual([{ type: 'text', text: 'Error: token *** rejected' }])
+  })
+
+  test('a listener that does not call next() decides over the result it started from; inner listeners do not run', async () => {
+    const { ctx } = await setup()
+    let innerRan = false
+    await plug(ctx, 'outer', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.on('tools/post-execute', async (_e, result) => ({ kind: 'replace', content: [{ type: 'text', text: `${(result.content[0] as any).text}!` }] }))
+    })
+    await plug(ctx, 'inner', (ctx) => {
+      ctx.on('tools/post-execute', async () => { innerRan = true; return { kind: 'block', reason: 'x' } })
+    })
+    const result = await ctx.tools.execute(call())
+    expect(innerRan).toBe(false)
+    expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: 'hi!' }] })
+  })
+
+  test('an outer block keeps the inner meta', async () => {
+    const { ctx } = await setup()
+    await plug(ctx, 'outer', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.on('tools/post-execute', async (_e, _r, next) => { await next(); return { kind: 'block', reason: 'no' } })
+    })
+    await plug(ctx, 'inner', (ctx) => {
+      ctx.on('tools/post-execute', async () => ({ kind: 'accept', meta: { scanned: true } }))
+    })
+    const result = await ctx.tools.execute(call())
+    expect(result).toMatchObject({ isError: true, error: { code: 'BLOCKED', source: 'outer' }, meta: { scanned: true, decidedBy: 'listener' } })
   })
 
   test('block turns the result into BLOCKED, drops the value and names the blocker', async () => {
