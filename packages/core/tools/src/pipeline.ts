@@ -21,6 +21,8 @@ export interface RegisteredGuard { guard: ToolGuard; source: string }
 export interface PipelineState {
   tools: Map<string, RegisteredTool>
   guards: Set<RegisteredGuard>
+  /** Plugins that declared `boundsOutput()`. */
+  bounders: Set<{ source: string }>
   hooks: Record<string | symbol, Hook[] | undefined>
   /** cordis's scoping rule for this runtime: whether a listener belongs to the same `tools` scope (see `ctx.isolate`). */
   inScope(hook: Hook): boolean

@@ -52,6 +52,7 @@ export class ToolRuntime extends Service {
     const state: PipelineState = this.state = {
       tools: new Map<string, RegisteredTool>(),
       guards: new Set<RegisteredGuard>(),
+      bounders: new Set(),
       hooks: ctx.events._hooks,
       inScope,
       approval: () => ctx.get('approval'),
@@ -79,6 +80,25 @@ export class ToolRuntime extends Service {
       }
     }, `tools.register(${def.name})`)
     return () => void dispose()
+  }
+
+  /**
+   * Declares that the calling plugin bounds the size of every result's output (spill-policy does), for as
+   * long as it lives; inner caps (the pruner's) read `outputBounded` and leave the bounding to it.
+   */
+  boundsOutput(): () => void {
+    const { bounders } = this.state
+    const entry = { source: this.ctx.fiber.name }
+    const dispose = this.ctx.effect(() => {
+      bounders.add(entry)
+      return () => void bounders.delete(entry)
+    }, 'tools.boundsOutput()')
+    return () => void dispose()
+  }
+
+  /** Whether a live plugin declared `boundsOutput()`. */
+  get outputBounded(): boolean {
+    return this.state.bounders.size > 0
   }
 
   /** Adds a monotonic guard for as long as the calling plugin lives. */
