@@ -1,4 +1,7 @@
-import { readFile } from 'node:fs/promises'
+import { MAX_CALLS_BYTES, readRegularFile } from './files.js'
+
+/** Deeper arguments are a per-line problem: no real tool takes them, and every recursive consumer would risk the stack. */
+export const MAX_ARGUMENT_DEPTH = 256
 
 export interface CallLine {
   line: number
@@ -14,15 +17,11 @@ export interface InputError {
 
 /** Reads CALLS.jsonl; a bad line becomes an error naming its line, the others are kept. */
 export async function readCalls(file: string): Promise<{ calls: CallLine[]; errors: InputError[] }> {
-  let text: string
-  try {
-    text = await readFile(file, 'utf8')
-  } catch (error: any) {
-    throw new Error(`${file}: cannot read calls file: ${error.code === 'ENOENT' ? 'no such file' : error.message}`)
-  }
+  // A UTF-8 BOM (as some Windows editors write) is not part of the first line.
+  const text = (await readRegularFile(file, 'calls file', MAX_CALLS_BYTES)).toString('utf8').replace(/^\uFEFF/, '')
   const calls: CallLine[] = []
   const errors: InputError[] = []
-  const seen = new Set<string>()
+  const explicit = new Map<string, number>()
   for (const [index, raw] of text.split('\n').entries()) {
     const line = index + 1
     if (!raw.trim() || raw.trimStart().startsWith('//')) continue
@@ -39,15 +38,39 @@ export async function readCalls(file: string): Promise<{ calls: CallLine[]; erro
       errors.push({ line, message: 'needs a "name" (the tool to call)' })
     } else if (value.callId !== undefined && (typeof value.callId !== 'string' || !value.callId)) {
       errors.push({ line, message: '"callId" must be a non-empty string when given' })
-    } else if (value.callId && seen.has(value.callId)) {
-      errors.push({ line, message: `callId "${value.callId}" is used twice; callIds must be unique` })
+    } else if (value.callId && explicit.has(value.callId)) {
+      errors.push({ line, message: `callId "${value.callId}" is already used by line ${explicit.get(value.callId)}; callIds must be unique` })
+    } else if (depthExceeds(value.arguments, MAX_ARGUMENT_DEPTH)) {
+      errors.push({ line, message: `"arguments" are nested more than ${MAX_ARGUMENT_DEPTH} levels deep; flatten them` })
     } else {
-      const callId = value.callId ?? `line-${line}`
-      seen.add(callId)
-      calls.push({ line, callId, name: value.name, arguments: value.arguments ?? {} })
+      if (value.callId) explicit.set(value.callId, line)
+      calls.push({ line, callId: value.callId ?? `line-${line}`, name: value.name, arguments: value.arguments ?? {} })
     }
   }
-  return { calls, errors }
+  const kept = dropDefaultIdClashes(calls, explicit, errors)
+  return { calls: kept, errors: errors.sort((a, b) => a.line! - b.line!) }
+}
+
+/** A default `line-N` id that some line claims explicitly would make two calls one: that default line is the problem. */
+function dropDefaultIdClashes(calls: CallLine[], explicit: Map<string, number>, errors: InputError[]) {
+  return calls.filter((call) => {
+    const owner = explicit.get(call.callId)
+    if (owner === undefined || owner === call.line) return true
+    errors.push({ line: call.line, message: `its default callId "${call.callId}" is already used by line ${owner}; give this line its own "callId"` })
+    return false
+  })
+}
+
+/** Whether `value` nests deeper than `max` arrays/objects, measured without recursion. */
+export function depthExceeds(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]]
+  while (stack.length) {
+    const [current, depth] = stack.pop()!
+    if (!current || typeof current !== 'object') continue
+    if (depth >= max) return true
+    for (const child of Object.values(current)) stack.push([child, depth + 1])
+  }
+  return false
 }
 
 /** True when the arguments use a `{"$from": callId, "path"}` reference to an earlier result. */
@@ -67,7 +90,8 @@ export function resolveReferences(value: unknown, results: Map<string, unknown>)
     if (typeof ref.$from !== 'string' || typeof ref.path !== 'string') throw new Error('a reference needs {"$from": "<callId>", "path": "a.b.c"}')
     if (!results.has(ref.$from)) throw new Error(`refers to call "${ref.$from}", which has not run before this line`)
     let current: any = results.get(ref.$from)
-    for (const key of ref.path.split('.')) current = current?.[key]
+    // Own keys only: "constructor" or "__proto__" must not reach into prototypes.
+    for (const key of ref.path.split('.')) current = current && typeof current === 'object' && Object.hasOwn(current, key) ? current[key] : undefined
     if (current === undefined) throw new Error(`call "${ref.$from}" has nothing at "${ref.path}"`)
     return current
   }

@@ -5,6 +5,7 @@ import { log } from './commands/log.js'
 import { run } from './commands/run.js'
 import { tools } from './commands/tools.js'
 import { prepareDemo } from './demo.js'
+import { visible } from './terminal.js'
 import { COMMAND_HELP, USAGE } from './usage.js'
 
 class UsageError extends Error {}
@@ -59,7 +60,7 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) return usage(error.message)
     // A user mistake (bad file, bad config) is one line, no stack trace.
     if (process.env.DSHKIT_DEBUG) console.error(error)
-    for (const line of String((error as Error)?.message ?? error).split('\n')) process.stderr.write(`dshkit: ${line}\n`)
+    for (const line of String((error as Error)?.message ?? error).split('\n')) process.stderr.write(`dshkit: ${visible(line)}\n`)
     return 1
   }
   return 2

@@ -1,4 +1,5 @@
 import type { ToolExecutionResult } from '@dshkit/tools'
+import { visible } from './terminal.js'
 
 export interface Outcome {
   line: number
@@ -31,12 +32,12 @@ export function preview(result: ToolExecutionResult): string {
   const shown = lines.length <= HEAD_LINES + TAIL_LINES + 1
     ? lines
     : [...lines.slice(0, HEAD_LINES), `… ${lines.length - HEAD_LINES - TAIL_LINES} more lines …`, ...lines.slice(-TAIL_LINES)]
-  return shown.map((line) => `    ${line.length > PREVIEW_WIDTH ? `${line.slice(0, PREVIEW_WIDTH)}…` : line}`).join('\n')
+  return shown.map((line) => `    ${visible(line.length > PREVIEW_WIDTH ? `${line.slice(0, PREVIEW_WIDTH)}…` : line)}`).join('\n')
 }
 
 export function human(outcome: Outcome, file: string): string {
   const mark = outcome.result.isError ? '✗' : '✓'
-  const head = `${mark} ${file}:${outcome.line} ${outcome.name} [${outcome.callId}] ${verdict(outcome.result)} · ${outcome.durationMs} ms`
+  const head = `${mark} ${visible(`${file}:${outcome.line} ${outcome.name} [${outcome.callId}] ${verdict(outcome.result)}`)} · ${outcome.durationMs} ms`
   return `${head}\n${preview(outcome.result)}`
 }
 

@@ -2,6 +2,7 @@ import { format } from 'node:util'
 import { Context } from 'cordis'
 import { bootEntries, readConfigFile } from '@dshkit/dsh-base'
 import type {} from '@dshkit/agent-loop'
+import { visible } from './terminal.js'
 
 export interface BootOptions {
   config?: string
@@ -44,7 +45,7 @@ export async function bootRuntime(options: BootOptions) {
       // cordis logs a plugin that fails to start; during boot that is reported as a problem line instead.
       if (booting && message.type === 'error' && first instanceof Error && message.args.length === 1) return
       const args = message.args.map((arg) => arg instanceof Error && !process.env.DSHKIT_DEBUG ? arg.message : arg)
-      process.stderr.write(`dshkit: ${message.type} [${message.name}] ${format(...args)}\n`)
+      process.stderr.write(`dshkit: ${message.type} [${visible(message.name)}] ${visible(format(...args), { multiline: true })}\n`)
     },
   })
   let entries: unknown[] = [{ name: '@dshkit/dsh-base', config: {} }]

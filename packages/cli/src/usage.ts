@@ -7,7 +7,8 @@ Usage:
   dshkit <command> --help
 
 With no CALLS file, \`dshkit run\` runs the bundled demo in a temporary copy of its workspace.
-Exit codes: 0 every call ran (tool errors are results), 1 bad input or boot failure, 2 usage.`
+Exit codes: 0 every call ran and was recorded (tool errors are results), 1 bad input, boot failure,
+or a call not run or not recorded, 2 usage, 130 interrupted.`
 
 export const COMMAND_HELP: Record<string, string> = {
   run: `dshkit run [CALLS.jsonl] [options]

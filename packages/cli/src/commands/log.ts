@@ -1,18 +1,20 @@
 import { pendingCallsOf, type SessionEvent, type ToolCallEvent } from '@dshkit/session'
-import { parseSessionLog } from '@dshkit/session-store-jsonl'
-import { readFile } from 'node:fs/promises'
+import { readSessionLog, type ParsedLog } from '@dshkit/session-store-jsonl'
+import { visible } from '../terminal.js'
 
 /** Replays a session log read-only: calls with their results, contexts, and calls a crash left open. */
 export async function log(options: { file: string; json: boolean }): Promise<number> {
-  let data: Buffer
+  let parsed: ParsedLog
   try {
-    data = await readFile(options.file)
+    // Only a regular file within the store's size limit is read: never a device, FIFO or directory.
+    parsed = await readSessionLog(options.file, { missing: 'error' })
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
+    if (code === 'SESSION_LOG_NOT_A_FILE' || code === 'SESSION_LOG_TOO_LARGE' || code === 'SESSION_LOG_CORRUPT') throw error
     throw new Error(`${options.file}: cannot read session log: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`)
   }
-  const parsed = parseSessionLog(data, options.file)
   const out = (text: string) => process.stdout.write(text + '\n')
+  const say = (text: string) => out(visible(text)) // names, callIds and content come from whoever wrote the log
   const pending = pendingCallsOf(parsed.events)
   if (options.json) {
     for (const event of parsed.events) out(JSON.stringify(event))
@@ -20,11 +22,11 @@ export async function log(options: { file: string; json: boolean }): Promise<num
     return 0
   }
   const calls = new Map<string, ToolCallEvent>()
-  for (const event of parsed.events) describe(event, calls, out)
+  for (const event of parsed.events) describe(event, calls, say)
   if (parsed.torn) out(`! line ${parsed.torn.line}: torn last write (${parsed.torn.bytes} bytes) — ignored; the store removes it on next open`)
   out('')
   out(`${parsed.events.length} events, ${calls.size} calls, ${pending.length} interrupted`)
-  for (const call of pending) out(`  interrupted: ${call.name} [${call.callId}] started ${call.time}, no result recorded`)
+  for (const call of pending) say(`  interrupted: ${call.name} [${call.callId}] started ${call.time}, no result recorded`)
   return 0
 }
 

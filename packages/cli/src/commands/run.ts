@@ -4,6 +4,7 @@ import type { ToolExecutionResult } from '@dshkit/tools'
 import { hasReference, readCalls, resolveReferences, type CallLine } from '../calls.js'
 import { human, json, type Outcome } from '../report.js'
 import { bootRuntime, shutdown, type BootOptions } from '../runtime.js'
+import { visible } from '../terminal.js'
 
 export interface RunOptions extends BootOptions {
   file: string
@@ -12,14 +13,14 @@ export interface RunOptions extends BootOptions {
   display?: string
 }
 
-/** Runs every call line; returns the exit code (0 all ran, 1 some input was bad). */
+/** Runs every call line; returns the exit code (0 all ran and were recorded, 1 some input was bad or a call went unrecorded, 130 interrupted). */
 export async function run(options: RunOptions): Promise<number> {
   const display = options.display ?? options.file
   const out = (text: string) => process.stdout.write(text + '\n')
   const inputError = (line: number | undefined, message: string) => {
     const where = line ? `${display}:${line}` : display
     if (options.json) out(JSON.stringify({ type: 'error', file: display, line, message }))
-    else process.stderr.write(`dshkit: ${where}: ${message}\n`)
+    else process.stderr.write(`dshkit: ${visible(`${where}: ${message}`)}\n`)
   }
   const { calls, errors } = await readCalls(options.file)
   const { ctx, problems } = await bootRuntime(options)
@@ -33,6 +34,7 @@ export async function run(options: RunOptions): Promise<number> {
   const progress = startProgress(calls.length)
   pauseProgressWhileAsking(ctx, progress)
   const values = new Map<string, unknown>()
+  const unrecorded: string[] = []
   try {
     for (const segment of segments(calls)) {
       const ready: CallLine[] = []
@@ -63,10 +65,15 @@ export async function run(options: RunOptions): Promise<number> {
         const outcome: Outcome = { line: call.line, callId: call.callId, name: call.name, result, durationMs: timings.take(call.callId) }
         progress.clear()
         out(options.json ? json(outcome) : human(outcome, display))
+        const lost = unrecordedReason(ctx, call.callId)
+        if (lost) {
+          unrecorded.push(call.callId)
+          inputError(call.line, lost)
+        }
       }
       for (const context of batch.contexts) {
         if (options.json) out(JSON.stringify({ type: 'context', ...context }))
-        else out(`  + context from ${context.source}:\n${context.content.map((b: any) => `    ${b.type === 'text' ? b.text : '[image]'}`).join('\n')}`)
+        else out(`  + context from ${visible(context.source)}:\n${context.content.map((b: any) => `    ${b.type === 'text' ? visible(b.text, { multiline: true }) : '[image]'}`).join('\n')}`)
       }
     }
   } finally {
@@ -75,11 +82,25 @@ export async function run(options: RunOptions): Promise<number> {
     process.off('SIGINT', onSigint)
     await shutdown(ctx)
   }
+  const interrupted = controller.signal.aborted
   if (!options.json) {
     const where = options.log ? `; session log: ${options.log}` : ''
-    process.stderr.write(`dshkit: ${calls.length} call line(s), ${bad} input problem(s)${where}\n`)
+    const lost = unrecorded.length ? `, ${unrecorded.length} call(s) not run or not recorded (${unrecorded.join(', ')})` : ''
+    const stopped = interrupted ? ', interrupted: calls not started were not run' : ''
+    process.stderr.write(`dshkit: ${visible(`${calls.length} call line(s), ${bad} input problem(s)${lost}${stopped}${where}`)}\n`)
   }
-  return bad ? 1 : 0
+  if (interrupted) return 130
+  return bad || unrecorded.length ? 1 : 0
+}
+
+/** Why the session log does not hold this call's outcome, or undefined when it does. */
+function unrecordedReason(ctx: Context, callId: string): string | undefined {
+  const session = ctx.get('session') as { recorded?(callId: string): 'none' | 'call' | 'result' } | undefined
+  if (typeof session?.recorded !== 'function') return
+  switch (session.recorded(callId)) {
+    case 'none': return `call "${callId}" was not run: the session log could not record it first`
+    case 'call': return `call "${callId}" ran, but the session log could not record its result (the log shows it as interrupted)`
+  }
 }
 
 /** Consecutive calls without references run as one batch; a referencing call starts a new one. */
