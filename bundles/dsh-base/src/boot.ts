@@ -6,26 +6,35 @@ import { Context, isConstructor, type Plugin } from 'cordis'
 import Loader from '@cordisjs/plugin-loader'
 import { parseDocument } from 'yaml'
 import { z } from 'zod'
+import { strictConfig } from '@dshkit/tools'
+import { allFibers, failureOf, isPluginStartError, oneLine as message, settleFibers } from './fibers.js'
 
-/** One `cordis.yml` entry, as the cordis loader takes it. */
-const Entry = z.object({
+/** One `cordis.yml` entry, as the cordis loader takes it; a misspelled key (`confg:`) is refused, not ignored. */
+const Entry = strictConfig({
   id: z.string().optional(),
   name: z.string({ error: 'needs a "name": the package that provides the plugin' }).min(1),
   config: z.unknown().optional(),
   disabled: z.boolean().optional(),
-}).passthrough()
+  inject: z.unknown().optional(),
+})
 type Entry = z.infer<typeof Entry>
 
-const File = z.union([
-  z.array(z.unknown()),
-  z.object({ plugins: z.array(z.unknown(), { error: '"plugins" must be a list of entries' }) }).passthrough(),
-], { error: 'expected a list of plugin entries, or a mapping with a "plugins" list' })
+/** A cordis.yml mapping; a list of entries alone is taken as is. */
+const FileMapping = strictConfig({ plugins: z.array(z.unknown(), { error: 'expected a list of plugin entries, or a mapping with a "plugins" list' }) })
 
 export interface BootReport {
   /** Entries that are up, by display name. */
   loaded: string[]
-  /** One line per entry that could not be loaded: what and why. */
+  /** Always empty: since boot problems reject with a `BootError`, kept so older callers still type-check. */
   problems: string[]
+}
+
+/** A boot that did not fully start: one line per problem; what this boot loaded has been unloaded again. */
+export class BootError extends Error {
+  name = 'BootError'
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'))
+  }
 }
 
 /** Reads and parses a `cordis.yml`: a list of entries, or a mapping with a `plugins` list. Throws one line. */
@@ -43,14 +52,18 @@ export async function readConfigFile(file: string): Promise<{ entries: unknown[]
     const before = text.slice(0, error.pos[0]).split('\n')
     throw new Error(`${file}:${before.length}:${before.at(-1)!.length + 1}: not valid YAML: ${error.message.split('\n')[0]}`)
   }
-  const shape = File.safeParse(doc.toJS() ?? [])
-  if (!shape.success) throw new Error(`${file}: ${shape.error.issues[0].message}`)
-  return { entries: Array.isArray(shape.data) ? shape.data : shape.data.plugins, baseDir: dirname(path) }
+  const data: unknown = doc.toJS() ?? []
+  if (Array.isArray(data)) return { entries: data, baseDir: dirname(path) }
+  if (typeof data !== 'object') throw new Error(`${file}: expected a list of plugin entries, or a mapping with a "plugins" list`)
+  const shape = FileMapping.safeParse(data)
+  if (!shape.success) throw new Error(`${file}: ${describeIssues(shape.error.issues)}`)
+  return { entries: shape.data.plugins, baseDir: dirname(path) }
 }
 
 /**
- * Boots a `cordis.yml` through the cordis loader. Each bad entry (unknown package, invalid config,
- * apply throwing, a service nobody provides) becomes one line in `problems`; good entries still load.
+ * Boots a `cordis.yml` through the cordis loader. Any bad entry (unknown package, invalid config or
+ * entry key, apply throwing, a service nobody provides) rejects with a `BootError` listing one line per
+ * problem, after unloading every entry of this boot: either all of it runs or none of it does.
  * A file that cannot be read or parsed throws a one-line `Error`.
  */
 export async function bootConfigFile(ctx: Context, file: string): Promise<BootReport> {
@@ -60,7 +73,7 @@ export async function bootConfigFile(ctx: Context, file: string): Promise<BootRe
 
 let entryCount = 0
 
-/** Boots already-parsed entries; `baseDir` is where package names resolve from. */
+/** Boots already-parsed entries; `baseDir` is where package names resolve from. Rejects like `bootConfigFile`. */
 export async function bootEntries(ctx: Context, raw: unknown[], { label = 'config', baseDir = process.cwd() } = {}): Promise<BootReport> {
   const problems: string[] = []
   const prepared: { entry: Entry & { id: string }; display: string; plugin: Plugin }[] = []
@@ -69,7 +82,7 @@ export async function bootEntries(ctx: Context, raw: unknown[], { label = 'confi
     const parsed = Entry.safeParse(item)
     const display = `${label} entry #${index + 1}${typeof (item as any)?.name === 'string' ? ` (${(item as any).name})` : ''}`
     if (!parsed.success) {
-      problems.push(`${display}: ${parsed.error.issues.map((i) => i.message).join('; ')}`)
+      problems.push(`${display}: ${describeIssues(parsed.error.issues)}`)
       continue
     }
     const entry = { ...parsed.data, id: parsed.data.id ?? `e${++entryCount}` }
@@ -96,46 +109,55 @@ export async function bootEntries(ctx: Context, raw: unknown[], { label = 'confi
   await loader.root.update([...loader.root.data, ...prepared.map(({ entry }) => ({ ...entry, name: `cordis:dshkit:${entry.id}` }))] as any)
   await loader.await()
   await settle(ctx)
-  const loaded: string[] = []
+  const reported = new Set<unknown>()
   for (const { entry, display } of prepared) {
-    if (failures.has(entry.id)) {
-      problems.push(`${display}: failed to start: ${message(failures.get(entry.id))}`)
-      loader.root.remove(entry.id)
+    if (!failures.has(entry.id)) continue
+    const failure = failures.get(entry.id)
+    // A bundle names its own failed plugin (dsh-base: `plugin "x" failed to start: …`).
+    if (isPluginStartError(failure)) {
+      problems.push(`${label}: ${failure.message}`)
+      reported.add(failure.cause)
     } else {
-      loaded.push(entry.name)
+      problems.push(`${display}: failed to start: ${message(failure)}`)
     }
   }
-  problems.push(...stuckFibers(ctx).map((line) => `${label}: ${line}`))
-  return { loaded, problems }
+  problems.push(...stuckFibers(ctx, reported).map((line) => `${label}: ${line}`))
+  if (problems.length) {
+    for (const { entry } of prepared) await loader.root.remove(entry.id)
+    await settle(ctx)
+    throw new BootError(problems)
+  }
+  return { loaded: prepared.map(({ entry }) => entry.name), problems: [] }
 }
 
 /** Waits until no plugin is loading, including plugins that entries plug themselves (bundles). */
 export async function settle(ctx: Context) {
-  for (let round = 0; round < 100; round++) {
-    await new Promise((resolve) => setImmediate(resolve))
-    const tasks = fibers(ctx).map((fiber) => fiber.inertia).filter(Boolean)
-    if (!tasks.length) return
-    await Promise.allSettled(tasks)
-  }
+  await settleFibers(() => allFibers(ctx))
 }
 
-function fibers(ctx: Context) {
-  return [...ctx.registry.values()].flatMap((runtime) => [...runtime.fibers])
-}
-
-/** Plugins that failed, or wait for a service nobody provides: one line each. */
-function stuckFibers(ctx: Context): string[] {
+/** Plugins that failed (and were not reported already), or wait for a service nobody provides: one line each. */
+function stuckFibers(ctx: Context, reported: Set<unknown>): string[] {
   const lines: string[] = []
-  for (const fiber of fibers(ctx)) {
-    const error = (fiber as any)._error
-    if (error) {
-      lines.push(`plugin "${fiber.name}" failed to start: ${message(error)}`)
+  for (const fiber of allFibers(ctx)) {
+    const error = failureOf(fiber)
+    if (error !== undefined) {
+      if (!reported.has(error)) lines.push(`plugin "${fiber.name}" failed to start: ${message(error)}`)
     } else if (fiber.state === 0 /* PENDING */) {
       const missing = Object.keys(fiber.inject).filter((name) => ctx.get(name) === undefined)
       if (missing.length) lines.push(`plugin "${fiber.name}" waits for ${missing.map((n) => `"${n}"`).join(', ')}, which nothing provides; add the plugin that provides it`)
     }
   }
   return lines
+}
+
+/** Issues as `path: message`, joined into one line. */
+function describeIssues(issues: readonly { path?: readonly PropertyKey[] | readonly { key: PropertyKey }[]; message: string }[]) {
+  return issues.map((issue) => {
+    const keys = issue.path?.map((p) => typeof p === 'object' ? String(p.key) : String(p)) ?? []
+    // `needs a "name"` already names its key.
+    const named = keys.length && issue.message.includes(JSON.stringify(keys.at(-1)))
+    return keys.length && !named ? `${keys.join('.')}: ${issue.message}` : issue.message
+  }).join('; ')
 }
 
 async function importPlugin(name: string, baseDir: string): Promise<Plugin | string> {
@@ -165,10 +187,7 @@ function checkConfig(plugin: Plugin, config: unknown): string | undefined {
   const outcome = schema['~standard'].validate(config)
   if (outcome instanceof Promise) return
   if (!outcome.issues) return
-  return outcome.issues.map((issue) => {
-    const path = issue.path?.map((p) => typeof p === 'object' ? p.key : p).join('.')
-    return path ? `${path}: ${issue.message}` : issue.message
-  }).join('; ')
+  return describeIssues(outcome.issues as any)
 }
 
 /** Same plugin, but a throwing apply is recorded for the boot report instead of escaping the loader. */
@@ -190,8 +209,4 @@ function reportingApply(plugin: Plugin, id: string, failures: Map<string, unknow
       }
     },
   } as Plugin.Object
-}
-
-function message(error: unknown) {
-  return error instanceof Error ? error.message.split('\n')[0] : String(error)
 }

@@ -17,7 +17,10 @@ import SpillPolicy from '@dshkit/spill-policy'
 import Pruner from '@dshkit/compaction-tool-result-pruner'
 import Logger from '@cordisjs/plugin-logger'
 
-export { bootConfigFile, bootEntries, readConfigFile, settle, type BootReport } from './boot.js'
+import { failureOf, fibersUnder, PluginStartError, settleFibers } from './fibers.js'
+
+export { bootConfigFile, bootEntries, readConfigFile, settle, BootError, type BootReport } from './boot.js'
+export { PluginStartError } from './fibers.js'
 
 /** `false` leaves the plugin out; anything else is that plugin's own config, checked by its own schema. */
 function part<S extends z.ZodType>(schema: S) {
@@ -67,7 +70,7 @@ export type Config = z.infer<typeof Config>
 /** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
 export type ConfigInput = z.input<typeof Config>
 
-export function apply(ctx: Context, input?: ConfigInput) {
+export async function apply(ctx: Context, input?: ConfigInput) {
   // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
   const use = (plugin: any, value: unknown) => {
@@ -90,6 +93,17 @@ export function apply(ctx: Context, input?: ConfigInput) {
   use(SpillPolicy, config['spill-policy'])
   use(Pruner, config['compaction-tool-result-pruner'])
   use(AgentLoop, config['agent-loop'])
+  await startedOrThrow(ctx)
+}
+
+/** A plugin that cannot start fails dsh-base (cordis then disposes the rest): never a half-protected runtime. */
+async function startedOrThrow(ctx: Context) {
+  const own = ctx.fiber
+  await settleFibers(() => fibersUnder(ctx, own))
+  for (const fiber of fibersUnder(ctx, own)) {
+    const failure = failureOf(fiber)
+    if (failure !== undefined) throw new PluginStartError(fiber.name, failure)
+  }
 }
 
 export default { name, Config, apply }

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import { z } from 'zod'
-import DshBase, { bootConfigFile, bootEntries, settle } from '../src/index.js'
+import DshBase, { BootError, bootConfigFile, bootEntries, settle } from '../src/index.js'
 
 const yml = fileURLToPath(new URL('../cordis.yml', import.meta.url))
 const services = ['tools', 'session', 'loop', 'fs', 'approval', 'spill', 'toolResultPruner']
@@ -103,7 +103,7 @@ test('the shipped cordis.yml boots the same composition through the cordis loade
   }
 })
 
-test('bad cordis.yml entries are one clear line each; the good entries still load', async () => {
+test('bad cordis.yml entries reject the boot, one clear line each; nothing of that boot stays loaded', async () => {
   const file = join(dir, 'cordis.yml')
   await writeFile(file, [
     'plugins:',
@@ -116,17 +116,18 @@ test('bad cordis.yml entries are one clear line each; the good entries still loa
     "  - name: '@dshkit/tool-fs'",
   ].join('\n'))
   await writeFile(join(dir, 'explodes.mjs'), "export const name = 'explodes'\nexport function apply() { throw new Error('kaboom') }\n")
-  const report = await bootConfigFile(ctx, file)
-  expect(report.problems).toEqual([
+  const error = await bootConfigFile(ctx, file).then(() => undefined, (error) => error)
+  expect(error).toBeInstanceOf(BootError)
+  expect(error.problems).toEqual([
     expect.stringMatching(/entry #2 \(@acme\/not-installed\): package "@acme\/not-installed" not found from .*; install it/),
     expect.stringMatching(/entry #3 \(@dshkit\/retry-policy\): invalid config: maxAttempts: /),
     expect.stringMatching(/entry #5: needs a "name"/),
     expect.stringMatching(/entry #4 \(\.\/explodes\.mjs\): failed to start: kaboom/),
     expect.stringMatching(/plugin "tool-fs" waits for "fs", which nothing provides/),
   ])
-  for (const line of report.problems) expect(line).not.toContain('\n')
-  expect(ctx.get('tools')).toBeDefined()
-  expect(report.loaded).toContain('@dshkit/tools')
+  for (const line of error.problems) expect(line).not.toContain('\n')
+  expect(error.message).toBe(error.problems.join('\n'))
+  expect(ctx.get('tools')).toBeUndefined()
 })
 
 test('an unreadable or malformed cordis.yml throws one line naming the file', async () => {

@@ -1,0 +1,71 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, beforeEach, expect, test } from 'vitest'
+
+const bin = fileURLToPath(new URL('../lib/bin.js', import.meta.url))
+
+function dshkit(args: string[]) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => { stdout += chunk })
+    child.stderr.on('data', (chunk) => { stderr += chunk })
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+let dir: string
+beforeEach(async () => {
+  dir = await realpath(await mkdtemp(join(tmpdir(), 'dshkit-boot-')))
+  await writeFile(join(dir, 'target.txt'), 'original\n')
+  await writeFile(join(dir, 'calls.jsonl'), [
+    '{"name": "fs_write", "arguments": {"path": "target.txt", "content": "overwritten\\n"}}',
+    '{"name": "fs_list", "arguments": {"path": "."}}',
+  ].join('\n') + '\n')
+})
+afterEach(() => rm(dir, { recursive: true, force: true }))
+
+/** Runs the calls with dsh-base plus `extra` cordis.yml lines; asserts nothing ran and returns the one stderr line. */
+async function runRefused(...extra: string[]) {
+  const config = join(dir, 'cordis.yml')
+  await writeFile(config, ['plugins:', "  - name: '@dshkit/dsh-base'", ...extra].join('\n'))
+  const { code, stdout, stderr } = await dshkit(['run', join(dir, 'calls.jsonl'), '--config', config, '--root', dir])
+  expect(code).toBe(1)
+  expect(stdout).toBe('')
+  expect(await readFile(join(dir, 'target.txt'), 'utf8')).toBe('original\n')
+  expect(stderr).not.toMatch(/\n\s+at /)
+  const lines = stderr.trim().split('\n')
+  expect(lines).toHaveLength(1)
+  return lines[0]
+}
+
+test('a hooks settings file that is missing: exit 1, no call runs, one line naming the plugin and the file', async () => {
+  const line = await runRefused(
+    "  - name: '@dshkit/hooks-claude-code'",
+    `    config: { configPath: no-such-settings.json, projectDir: ${JSON.stringify(dir)} }`,
+  )
+  expect(line).toMatch(/^dshkit: .*cordis\.yml entry #2 \(@dshkit\/hooks-claude-code\): failed to start: cannot read the Claude Code settings file .*no-such-settings\.json/)
+})
+
+test('a hooks matcher that is not a valid regex: exit 1, no call runs, one line naming the matcher', async () => {
+  await writeFile(join(dir, 'hooks.json'), JSON.stringify({
+    hooks: { PreToolUse: [{ matcher: 'fs_(write', hooks: [{ type: 'command', command: 'exit 2' }] }] },
+  }))
+  const line = await runRefused(
+    "  - name: '@dshkit/hooks-codex'",
+    `    config: { configPath: hooks.json, projectDir: ${JSON.stringify(dir)} }`,
+  )
+  expect(line).toMatch(/^dshkit: .*entry #2 \(@dshkit\/hooks-codex\): failed to start: .*matcher/)
+})
+
+test('a misspelled cordis.yml entry key: exit 1, no call runs, one line with the key it meant', async () => {
+  const line = await runRefused(
+    "  - name: '@dshkit/permission-policy'",
+    '    confg: { default: deny }',
+  )
+  expect(line).toMatch(/^dshkit: .*cordis\.yml entry #2 \(@dshkit\/permission-policy\): confg: unknown key; did you mean "config"\?$/)
+})
