@@ -2,6 +2,7 @@
 // `--tiny` (or BENCH_TINY=1) runs each once at a tiny size, as the test suite does, and writes nothing.
 import { execFileSync } from 'node:child_process'
 import { readdirSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -14,6 +15,8 @@ const benches = readdirSync(here)
   .filter((f) => !only.length || only.some((o) => f.startsWith(o)))
   .sort()
 const env = tiny ? { ...process.env, BENCH_TINY: '1' } : process.env
+// Other work on the machine skews every figure; the header says how busy it was.
+const loadAtStart = loadavg()[0]
 const sections: string[] = []
 for (const file of benches) {
   console.error(`bench: ${file}`)
@@ -21,5 +24,5 @@ for (const file of benches) {
   process.stdout.write(out)
   sections.push(out.trim())
 }
-const header = `# Benchmark results\n\nWritten by \`pnpm bench\` on ${new Date().toISOString().slice(0, 10)}; ${process.version}, ${process.platform}/${process.arch}. Each section measures dshkit and its baseline in the same process.\n`
+const header = `# Benchmark results\n\nWritten by \`pnpm bench\` on ${new Date().toISOString().slice(0, 10)}; ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadAtStart.toFixed(1)} at the start and ${loadavg()[0].toFixed(1)} at the end. Each section measures dshkit and its baseline in the same process.\n`
 if (!only.length && !tiny) writeFileSync(join(here, 'results.md'), `${header}\n${sections.join('\n\n')}\n`)
