@@ -60,15 +60,11 @@ for (const listeners of [0, 8]) {
   console.error(`listeners=${listeners}`, timings)
 }
 
-// Heap growth: 100k calls sharing one long-lived caller signal, with a wrapper that swaps the signal.
+// Heap growth: 100k calls sharing one long-lived caller signal, with a wrapper that passes its own signal.
 const heap = await (async () => {
   const ctx = await withTools('swapper', (ctx) => {
     ctx.tools.register({ name: 'noop', description: '', parameters: z.any(), execute: () => 'ok' })
-    ctx.on('tools/execute', async (exec, next) => {
-      const saved = exec.signal
-      exec.signal = new AbortController().signal
-      try { return await next() } finally { exec.signal = saved }
-    })
+    ctx.on('tools/execute', (_exec, next) => next({ signal: new AbortController().signal }))
   })
   const signal = new AbortController().signal
   const gc = (globalThis as any).gc as (() => void) | undefined

@@ -10,7 +10,7 @@ import { claimPost } from './post.js'
 import { isListenerError, runWaterfall } from './waterfall.js'
 import type {
   ApprovalService, ContextMessage, ExecuteInput, JsonValue, PreToolDecision,
-  ToolDefinition, ToolDispatchExecution, ToolExecution, ToolExecutionResult, ToolFailure, ToolGuard,
+  ToolDefinition, ToolExecution, ToolExecutionResult, ToolFailure, ToolGuard,
   ToolRunContext,
 } from './types.js'
 
@@ -158,7 +158,7 @@ async function preExecute(state: PipelineState, exec: ToolExecution): Promise<To
   let decision = ALLOW
   if (hooks) {
     try {
-      decision = await runWaterfall(hooks, [exec], allow, claimPre, reportTo(state, 'tools/pre-execute'))
+      decision = await runWaterfall(hooks, [exec], allow, claimPre, { report: reportTo(state, 'tools/pre-execute') })
     } catch (error) {
       return pipelineError(error, 'tools/pre-execute', 'listener')
     }
@@ -219,11 +219,11 @@ function claimWrapped(value: unknown, source: string): ToolExecutionResult {
 async function dispatch(state: PipelineState, exec: ToolExecution, entry: RegisteredTool, args: unknown) {
   const hooks = listeners(state, 'tools/execute')
   if (!hooks) return runBody(exec, exec.signal, entry, args)
-  const dispatchExec = makeDispatchExecution(exec)
   let running: Promise<unknown> | undefined
-  const body = () => running = runBody(exec, dispatchExec.signal, entry, args)
+  // The innermost layer's exec carries the effective signal: the caller's fused with every wrapper's.
+  const body = (inner: readonly unknown[]) => running = runBody(exec, (inner[0] as ToolExecution).signal, entry, args)
   try {
-    return await runWaterfall(hooks, [dispatchExec], body, claimWrapped, reportTo(state, 'tools/execute'), true)
+    return await runWaterfall(hooks, [exec], body, claimWrapped, { report: reportTo(state, 'tools/execute'), reentrant: true, rebind: passSignal })
   } catch (error) {
     // Quiescence: a wrapper that threw does not get to abandon a running body.
     await running
@@ -231,28 +231,28 @@ async function dispatch(state: PipelineState, exec: ToolExecution, entry: Regist
   }
 }
 
-function makeDispatchExecution(exec: ToolExecution): ToolDispatchExecution {
-  const frozen = (value: unknown) => ({ value, enumerable: true, writable: false, configurable: false })
-  const props: PropertyDescriptorMap = {
-    token: frozen(exec.token),
-    callId: frozen(exec.callId),
-    name: frozen(exec.name),
-    arguments: frozen(exec.arguments),
-    signal: { value: exec.signal, enumerable: true, writable: true, configurable: false },
-  }
-  if (exec.parent !== undefined) props.parent = frozen(exec.parent)
-  return Object.seal(Object.defineProperties({}, props)) as ToolDispatchExecution
+/**
+ * `next({ signal })`: the layers inside see a new frozen exec whose signal aborts when this layer's or
+ * the given one does; the fusing listeners go when they settled. Nothing can detach the caller's signal.
+ */
+function passSignal(args: readonly unknown[], options: unknown) {
+  const exec = args[0] as ToolExecution
+  if (!options || typeof options !== 'object') throw new TypeError(`next() takes { signal?: AbortSignal }, got ${describe(options)}`)
+  const signal = safeProperty(options, 'signal')
+  if (signal === undefined || signal === exec.signal) return
+  if (!isAbortSignal(signal)) throw new TypeError(`next({ signal }) needs an AbortSignal, got ${describe(signal)}`)
+  const fused = fuseSignals(exec.signal, signal)
+  return { args: [Object.freeze({ ...exec, signal: fused.signal })], release: fused.release }
 }
 
-async function runBody(exec: ToolExecution, wrapperSignal: AbortSignal, entry: RegisteredTool, args: unknown): Promise<ToolExecutionResult> {
+/** `signal` is the effective one (the caller's fused with every wrapper's); `exec.signal` is the caller's. */
+async function runBody(exec: ToolExecution, signal: AbortSignal, entry: RegisteredTool, args: unknown): Promise<ToolExecutionResult> {
   const { def, source } = entry
-  // The caller's signal is fused back in, so no wrapper can detach caller cancellation.
-  const fused = fuseSignals(exec.signal, wrapperSignal)
   const contexts: ContextMessage[] = []
   let concludesTurn = false
   const run: ToolRunContext = {
     ...exec,
-    signal: fused.signal,
+    signal,
     deferContext(message) {
       contexts.push(...checkContexts([message], 'deferContext(message)'))
     },
@@ -268,8 +268,6 @@ async function runBody(exec: ToolExecution, wrapperSignal: AbortSignal, entry: R
     // A tool marks a failure permanent (a missing file) with `retryable: false`, so retry-policy stops.
     const permanent = safeProperty(error, 'retryable') === false
     return decided(toolFailure('TOOL_ERROR', errorMessage(error), source, permanent ? { retryable: false } : undefined), 'tool')
-  } finally {
-    fused.release()
   }
   if (exec.signal.aborted) return aborted(exec)
   try {
@@ -311,7 +309,7 @@ async function postExecute(state: PipelineState, exec: ToolExecution, result: To
   if (!hooks) return result
   const start = deepFreeze(result)
   try {
-    return await runWaterfall(hooks, [exec, start], async () => start, claimPost, reportTo(state, 'tools/post-execute'))
+    return await runWaterfall(hooks, [exec, start], async () => start, claimPost, { report: reportTo(state, 'tools/post-execute') })
   } catch (error) {
     return pipelineError(error, 'tools/post-execute', 'listener')
   }

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { checkDefinition } from './define.js'
 import { runPipeline, type PipelineState, type RegisteredGuard, type RegisteredTool } from './pipeline.js'
 import type {
-  ExecuteInput, PostToolDecision, PreToolDecision, ToolDefinition, ToolDispatchExecution, ToolExecution,
+  DispatchOptions, ExecuteInput, PostToolDecision, PreToolDecision, ToolDefinition, ToolExecution,
   ToolExecutionResult, ToolGuard, ToolSchema,
 } from './types.js'
 
@@ -13,7 +13,7 @@ declare module 'cordis' {
   }
   interface Events {
     'tools/pre-execute'(exec: ToolExecution, next: () => Promise<PreToolDecision>): Promise<PreToolDecision>
-    'tools/execute'(exec: ToolDispatchExecution, next: () => Promise<ToolExecutionResult>): Promise<ToolExecutionResult>
+    'tools/execute'(exec: ToolExecution, next: (options?: DispatchOptions) => Promise<ToolExecutionResult>): Promise<ToolExecutionResult>
     /**
      * `result` is what this layer started from (the body's result or the denial); `next()` runs the inner
      * listeners and resolves with the result after their decisions applied (frozen). Return that very

@@ -21,9 +21,13 @@ export interface ToolExecution {
   readonly parent?: symbol
 }
 
-/** What `tools/execute` wrappers see: identity is frozen, only `signal` may be replaced. */
-export interface ToolDispatchExecution extends Omit<ToolExecution, 'signal'> {
-  signal: AbortSignal
+/** @deprecated `tools/execute` wrappers get a frozen `ToolExecution` and pass a signal with `next({ signal })`. */
+export type ToolDispatchExecution = ToolExecution
+
+/** What a `tools/execute` wrapper may pass to `next()`. */
+export interface DispatchOptions {
+  /** Aborts the layers inside (and the body) too; fused with the signal this layer got, never replacing it. */
+  signal?: AbortSignal
 }
 
 export interface ToolRunContext extends ToolExecution {

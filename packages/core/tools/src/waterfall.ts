@@ -31,13 +31,24 @@ export interface WaterfallReport {
   warn(message: string): void
 }
 
+/** The arguments inner layers see when a listener passes options to `next(options)`, and what to release once they settled. */
+export type Rebind = (args: readonly unknown[], options: unknown) => { args: readonly unknown[]; release(): void } | undefined
+
+export interface WaterfallOptions<R> {
+  report: WaterfallReport
+  /** Lets a listener call `next()` again once the previous call settled (retry). */
+  reentrant?: boolean
+  /** Handles `next(options)`; without it options are ignored. */
+  rebind?: Rebind
+}
+
 interface Waterfall<R> {
   hooks: readonly Hook[]
-  args: readonly unknown[]
-  inner: () => Promise<R>
+  inner: (args: readonly unknown[]) => Promise<R>
   claim: Claim<R>
   report: WaterfallReport
   reentrant: boolean
+  rebind: Rebind | undefined
 }
 
 /**
@@ -49,6 +60,7 @@ export type Claim<R> = (value: unknown, source: string, inner: R | undefined, ar
 /** One listener's turn. State lives in a plain object, not closures: a closure per field costs ~1 µs a layer. */
 interface Layer<R> {
   waterfall: Waterfall<R>
+  args: readonly unknown[]
   hook: Hook
   index: number
   calls: number
@@ -69,32 +81,35 @@ interface Layer<R> {
 export function runWaterfall<R>(
   hooks: readonly Hook[],
   args: readonly unknown[],
-  inner: () => Promise<R>,
+  inner: (args: readonly unknown[]) => Promise<R>,
   claim: Claim<R>,
-  report: WaterfallReport,
-  reentrant = false,
+  options: WaterfallOptions<R>,
 ): Promise<R> {
-  return enter({ hooks, args, inner, claim, report, reentrant }, 0)
+  return enter({ hooks, inner, claim, report: options.report, reentrant: !!options.reentrant, rebind: options.rebind }, 0, args)
 }
 
-async function enter<R>(waterfall: Waterfall<R>, index: number): Promise<R> {
+async function enter<R>(waterfall: Waterfall<R>, index: number, args: readonly unknown[]): Promise<R> {
   const { hooks } = waterfall
-  if (index === hooks.length) return waterfall.inner()
+  if (index === hooks.length) return waterfall.inner(args)
   const hook = hooks[index]
-  const layer: Layer<R> = { waterfall, hook, index, calls: 0, running: false, returned: false, passed: undefined, current: undefined }
-  const next = () => {
-    if (layer.running || (layer.calls && !waterfall.reentrant)) {
-      const twice = Promise.reject(new Error('next() called multiple times'))
-      twice.then(undefined, noop)
-      return twice
+  const layer: Layer<R> = { waterfall, args, hook, index, calls: 0, running: false, returned: false, passed: undefined, current: undefined }
+  const next = (options?: unknown) => {
+    if (layer.running || (layer.calls && !waterfall.reentrant)) return rejected(new Error('next() called multiple times'))
+    let rebound: ReturnType<Rebind>
+    if (options !== undefined && waterfall.rebind) {
+      try {
+        rebound = waterfall.rebind(args, options)
+      } catch (error) {
+        return rejected(error)
+      }
     }
     layer.calls++
     layer.running = true
-    return layer.current = step(layer)
+    return layer.current = step(layer, rebound)
   }
   let value: unknown
   try {
-    value = await hook.callback(...waterfall.args, next)
+    value = await hook.callback(...args, next)
   } catch (error) {
     layer.returned = true
     throw isListenerError(error) ? error : new ListenerError(hookSource(hook), error)
@@ -102,15 +117,15 @@ async function enter<R>(waterfall: Waterfall<R>, index: number): Promise<R> {
   layer.returned = true
   if (layer.calls && value === layer.passed) return layer.passed as R
   try {
-    return waterfall.claim(value, hookSource(hook), layer.running ? undefined : layer.passed, waterfall.args)
+    return waterfall.claim(value, hookSource(hook), layer.running ? undefined : layer.passed, args)
   } catch (error) {
     throw new ListenerError(hookSource(hook), error)
   }
 }
 
-async function step<R>(layer: Layer<R>): Promise<R> {
+async function step<R>(layer: Layer<R>, rebound: ReturnType<Rebind>): Promise<R> {
   try {
-    return layer.passed = await enter(layer.waterfall, layer.index + 1)
+    return layer.passed = await enter(layer.waterfall, layer.index + 1, rebound ? rebound.args : layer.args)
   } catch (error) {
     // Only on failure, so the hot path pays nothing: handled before it rejects, whoever holds it.
     layer.current!.then(undefined, noop)
@@ -121,7 +136,14 @@ async function step<R>(layer: Layer<R>): Promise<R> {
     throw error
   } finally {
     layer.running = false
+    rebound?.release()
   }
+}
+
+function rejected(error: unknown): Promise<never> {
+  const promise = Promise.reject(error)
+  promise.then(undefined, noop)
+  return promise
 }
 
 const noop = () => {}

@@ -95,11 +95,7 @@ describe('caller abort', () => {
     signal.removeEventListener = ((...args: Parameters<typeof remove>) => { removed++; return remove(...args) }) as typeof remove
     await plug(ctx, 'wrapper', (ctx) => {
       ctx.tools.register(tool({ execute: () => 'x' }))
-      ctx.on('tools/execute', async (exec, next) => {
-        const saved = exec.signal
-        exec.signal = new AbortController().signal
-        try { return await next() } finally { exec.signal = saved }
-      })
+      ctx.on('tools/execute', (_exec, next) => next({ signal: new AbortController().signal }))
     })
     for (let i = 0; i < 50; i++) await ctx.tools.execute(call('probe', {}, signal))
     expect(added).toBe(50)

@@ -230,12 +230,11 @@ describe('step 6: the body and tools/execute', () => {
     expect(await ctx.tools.execute(call('probe', {}))).toMatchObject({ isError: false, concludesTurn: true, additionalContexts: [{ source: 'probe', content: [{ type: 'text', text: 'note' }] }] })
   })
 
-  test('wrappers may replace only the signal; the caller signal is fused back in before the body', async () => {
+  test.each(['wrapper', 'caller'] as const)('with next({ signal }) the body stops when the %s signal aborts', async (who) => {
     const { ctx } = await setup()
     const caller = new AbortController()
     const wrapperController = new AbortController()
     let bodySignal: AbortSignal | undefined
-    let afterBody: AbortSignal | undefined
     const started = deferred()
     await plug(ctx, 'wrapper', (ctx) => {
       ctx.tools.register(tool({ execute: async (_a, run) => {
@@ -244,24 +243,69 @@ describe('step 6: the body and tools/execute', () => {
         await new Promise((resolve) => run.signal.addEventListener('abort', resolve))
         return 'stopped'
       } }))
-      ctx.on('tools/execute', async (exec, next) => {
-        const saved = exec.signal
-        exec.signal = wrapperController.signal
-        try {
-          return await next()
-        } finally {
-          afterBody = exec.signal
-          exec.signal = saved
-        }
-      })
+      ctx.on('tools/execute', (_exec, next) => next({ signal: wrapperController.signal }))
     })
     const pending = ctx.tools.execute(call('probe', {}, caller.signal))
     await started.promise
-    expect(bodySignal).not.toBe(wrapperController.signal)
-    caller.abort()
+    expect(bodySignal!.aborted).toBe(false)
+    ;(who === 'wrapper' ? wrapperController : caller).abort()
     expect(bodySignal!.aborted).toBe(true)
-    expect(await pending).toMatchObject({ error: { code: 'ABORTED' } })
-    expect(afterBody).toBe(wrapperController.signal)
+    // Only the caller's abort makes a success ABORTED; a wrapper's is the wrapper's to report.
+    expect(await pending).toMatchObject(who === 'wrapper' ? { isError: false, value: 'stopped' } : { error: { code: 'ABORTED' } })
+  })
+
+  test('each layer sees the effective signal at its depth, on a new frozen exec; the outer exec is untouched', async () => {
+    const { ctx } = await setup()
+    const caller = new AbortController()
+    const outerCut = new AbortController()
+    const seen: { outer?: any; inner?: any; body?: AbortSignal } = {}
+    const started = deferred()
+    await plug(ctx, 'outer', (ctx) => {
+      ctx.tools.register(tool({ execute: async (_a, run) => {
+        seen.body = run.signal
+        started.resolve()
+        await new Promise((resolve) => run.signal.addEventListener('abort', resolve))
+        return 'x'
+      } }))
+      ctx.on('tools/execute', (exec, next) => { seen.outer = exec; return next({ signal: outerCut.signal }) })
+    })
+    await plug(ctx, 'inner', (ctx) => {
+      ctx.on('tools/execute', (exec, next) => { seen.inner = exec; return next() })
+    })
+    const pending = ctx.tools.execute(call('probe', {}, caller.signal))
+    await started.promise
+    expect(seen.outer.signal).toBe(caller.signal)
+    expect(seen.inner).not.toBe(seen.outer)
+    expect(Object.isFrozen(seen.inner) && Object.isFrozen(seen.outer)).toBe(true)
+    expect(seen.inner).toMatchObject({ token: seen.outer.token, callId: seen.outer.callId, name: 'probe' })
+    expect(seen.body).toBe(seen.inner.signal)
+    expect(seen.inner.signal.aborted).toBe(false)
+    outerCut.abort()
+    expect(seen.inner.signal.aborted).toBe(true)
+    expect(caller.signal.aborted).toBe(false)
+    await pending
+  })
+
+  test('the exec a wrapper gets is frozen: writing exec.signal is a PIPELINE_ERROR naming it, and the body does not run', async () => {
+    const { ctx } = await setup()
+    let ran = false
+    await plug(ctx, 'swapper', (ctx) => {
+      ctx.tools.register(tool({ execute: () => { ran = true } }))
+      ctx.on('tools/execute', async (exec, next) => { (exec as any).signal = new AbortController().signal; return next() })
+    })
+    const result = await ctx.tools.execute(call('probe', {}))
+    expect(result).toMatchObject({ error: { code: 'PIPELINE_ERROR', source: 'swapper' } })
+    expect(ran).toBe(false)
+  })
+
+  test('next({ signal }) with something that is not an AbortSignal is a PIPELINE_ERROR saying what next() takes', async () => {
+    const { ctx } = await setup()
+    await plug(ctx, 'confused', (ctx) => {
+      ctx.tools.register(tool({ execute: () => 'x' }))
+      ctx.on('tools/execute', (_exec, next) => next({ signal: 'soon' as any }))
+    })
+    const result = await ctx.tools.execute(call('probe', {}))
+    expect(result).toMatchObject({ error: { code: 'PIPELINE_ERROR', source: 'confused', message: expect.stringContaining('next({ signal }) needs an AbortSignal') } })
   })
 
   test('a wrapper trying to change the call identity is a PIPELINE_ERROR naming it', async () => {

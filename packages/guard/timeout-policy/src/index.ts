@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { neverAborted, strictConfig, toolFailure, type ToolDispatchExecution, type ToolExecutionResult } from '@dshkit/tools'
+import { neverAborted, strictConfig, toolFailure, type DispatchOptions, type ToolExecution, type ToolExecutionResult } from '@dshkit/tools'
 import { z } from 'zod'
 
 export const name = 'timeout-policy'
@@ -61,9 +61,9 @@ export function apply(ctx: Context, input?: ConfigInput) {
   })
 }
 
-/** Runs `next()` under a fresh signal that aborts when the caller's does or the deadline passes. */
+/** Runs `next({ signal })` with a signal that aborts at the deadline; the runtime fuses it with the caller's. */
 async function withDeadline(
-  exec: ToolDispatchExecution, next: () => Promise<ToolExecutionResult>, timeoutMs: number, abandonAfterMs: number | undefined,
+  exec: ToolExecution, next: (options?: DispatchOptions) => Promise<ToolExecutionResult>, timeoutMs: number, abandonAfterMs: number | undefined,
 ): Promise<ToolExecutionResult> {
   const outer = exec.signal
   const controller = new AbortController()
@@ -86,18 +86,16 @@ async function withDeadline(
     clearTimeout(timer)
     cancelled = true
     if (abandoned) abandonTimer = setTimeout(abandon, abandonAfterMs)
-    controller.abort(outer.reason)
   }
   const watchOuter = outer !== neverAborted
   if (watchOuter) outer.addEventListener('abort', onOuterAbort, { once: true })
   if (outer.aborted) onOuterAbort()
-  exec.signal = controller.signal
   let result: ToolExecutionResult | typeof ABANDONED
   // A body that blocks the event loop settles before the overdue timer can fire: the clock decides too.
   const start = performance.now()
   let settledAt = Number.POSITIVE_INFINITY
   try {
-    const running = next().finally(() => { settledAt = performance.now() })
+    const running = next({ signal: controller.signal }).finally(() => { settledAt = performance.now() })
     if (abandoned) {
       running.catch(noop) // settles after we have moved on; the registry already reports it
       result = await Promise.race([running, abandoned])
@@ -108,7 +106,6 @@ async function withDeadline(
     clearTimeout(timer)
     clearTimeout(abandonTimer)
     if (watchOuter) outer.removeEventListener('abort', onOuterAbort)
-    exec.signal = outer
   }
   if (result === ABANDONED && cancelled) {
     return toolFailure('ABORTED', `\`${exec.name}\` was cancelled and did not stop within ${abandonAfterMs} ms; it was abandoned and may still be running`, 'caller', { abandoned: true })
