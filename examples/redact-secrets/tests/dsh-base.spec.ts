@@ -54,6 +54,6 @@ test('booted by package name through dsh-base\'s cordis.yml loader, with its own
 
 test('a bad pattern in the boot entries is one clear problem line naming the pattern', async () => {
   const ctx = new Context()
-  const report = await bootEntries(ctx, [{ name: 'redact-secrets', config: { patterns: ['[a-'] } }], { label: 'test cordis.yml', baseDir: here })
+  const report = await bootEntries(ctx, [{ name: 'redact-secrets', config: { patterns: ['[a-'] } }], { label: 'test cordis.yml', baseDir: here }).catch((error) => error)
   expect(report.problems).toEqual([expect.stringMatching(/redact-secrets.*pattern "\[a-" is not a valid JavaScript regular expression/)])
 })

@@ -80,7 +80,7 @@ test('booted by package name through dsh-base\'s cordis.yml loader', async () =>
 
 test('a bad config for it in the boot entries is one clear problem line', async () => {
   const ctx = new Context()
-  const report = await bootEntries(ctx, [{ name: 'spill-memory-provider', config: { maxTotalBytes: 0 } }], { label: 'test cordis.yml', baseDir: here })
+  const report = await bootEntries(ctx, [{ name: 'spill-memory-provider', config: { maxTotalBytes: 0 } }], { label: 'test cordis.yml', baseDir: here }).catch((error) => error)
   expect(report.problems).toEqual([expect.stringMatching(/spill-memory-provider.*maxTotalBytes must be a positive number of bytes/)])
   expect(ctx.get('spill')).toBeUndefined()
 })
