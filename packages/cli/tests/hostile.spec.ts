@@ -168,3 +168,20 @@ describe('a call whose outcome the session log could not record fails the run', 
     expect(events[0]).toMatchObject({ type: 'tool/call', callId: 'a' })
   })
 })
+
+test('Ctrl-C mid-run: the calls not started are not run, the run says so and exits 130', async () => {
+  const root = await mkdtemp(join(dir, 'sigint-'))
+  await writeFile(join(root, 'a.txt'), 'a\n')
+  const calls = join(root, 'calls.jsonl')
+  // Thousands of fsynced appends: the batch outlives the first progress line by far.
+  await writeFile(calls, Array.from({ length: 5000 }, () => '{"name": "fs_read", "arguments": {"path": "a.txt"}}').join('\n'))
+  const child = spawn(process.execPath, [bin, 'run', calls, '--root', root, '--log', join(root, 's.jsonl')], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk
+    if (/calls done/.test(stderr) && !child.killed) child.kill('SIGINT')
+  })
+  const code = await new Promise((resolve) => child.on('close', resolve))
+  expect(stderr).toMatch(/5000 call line\(s\), 0 input problem\(s\), interrupted: calls not started were not run/)
+  expect(code).toBe(130)
+}, 60_000)
