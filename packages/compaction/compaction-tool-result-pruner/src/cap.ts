@@ -1,11 +1,6 @@
 import type { Context } from 'cordis'
-import {
-  applyPostDecision, BOUNDS_OUTPUT, replaceDecision, type PostToolDecision, type ToolExecution, type ToolExecutionResult,
-} from '@dshkit/tools'
+import type { PostToolDecision, ToolExecution, ToolExecutionResult, ToolRuntime } from '@dshkit/tools'
 import { headOf, joinText, tailOf, textChars, withText } from './text.js'
-
-export { BOUNDS_OUTPUT }
-const OWN_HOOK = 'dshkitCap'
 
 const ERROR_PREFIX = 'Error: '
 
@@ -22,35 +17,27 @@ export function capText(text: string, max: number, failed: boolean): { text: str
 }
 
 /**
- * Caps every result's text at `max` characters. Registered outside ordinary listeners; when a
- * listener that bounds output (spill-policy) sits further out, it leaves the result to it, so
- * nothing is cut before it could be stored whole.
+ * Caps every result's text at `max` characters, unless a live plugin declared `ctx.tools.boundsOutput()`
+ * (spill-policy): then bounding is left to it wherever it sits, so nothing is cut before it is stored whole.
  */
 export function registerCap(ctx: Context, max: number) {
-  const token = Symbol('compaction-tool-result-pruner cap')
-  const hooks = ctx.events._hooks
-
-  const boundedFurtherOut = () => {
-    for (const hook of hooks['tools/post-execute'] ?? []) {
-      const options = hook as unknown as Record<string, unknown>
-      if (options[OWN_HOOK] === token) return false
-      if (options[BOUNDS_OUTPUT]) return true
+  type Inner = Readonly<ToolExecutionResult>
+  const listener = async (_exec: ToolExecution, _result: Inner, next: () => Promise<Inner>): Promise<PostToolDecision | Inner> => {
+    const inner = await next()
+    // Looked up per call: the runtime that dispatched to this listener is the one in this plugin's scope.
+    if ((ctx.get('tools') as ToolRuntime | undefined)?.outputBounded) return inner
+    if (inner.isError) {
+      // A failure is one `Error: <message>` block; capping the message caps it, and the runtime keeps it a failure.
+      const { message } = inner.error
+      if (message.length + ERROR_PREFIX.length <= max) return inner
+      const capped = capText(message, max - ERROR_PREFIX.length, true)
+      return { kind: 'replace', content: [{ type: 'text', text: `${ERROR_PREFIX}${capped.text}` }], meta: { capped: { chars: message.length, omittedChars: capped.omitted } } }
     }
-    return false
+    const total = textChars(inner.content)
+    if (total <= max) return inner
+    const capped = capText(joinText(inner.content), max, false)
+    return { kind: 'replace', content: withText(inner.content, capped.text), meta: { capped: { chars: total, omittedChars: capped.omitted } } }
   }
 
-  const listener = async (_exec: ToolExecution, result: Readonly<ToolExecutionResult>, next: () => Promise<PostToolDecision>): Promise<PostToolDecision> => {
-    const decision = await next()
-    if (decision.kind === 'block') {
-      if (decision.reason.length + ERROR_PREFIX.length <= max || boundedFurtherOut()) return decision
-      return { ...decision, reason: capText(decision.reason, max - ERROR_PREFIX.length, true).text }
-    }
-    const effective = applyPostDecision(result as ToolExecutionResult, decision)
-    const total = textChars(effective.content)
-    if (total <= max || boundedFurtherOut()) return decision
-    const capped = capText(joinText(effective.content), max, effective.isError)
-    return replaceDecision(decision, withText(effective.content, capped.text), { capped: { chars: total, omittedChars: capped.omitted } })
-  }
-
-  ctx.on('tools/post-execute', listener, { prepend: true, [OWN_HOOK]: token } as { prepend: boolean })
+  ctx.on('tools/post-execute', listener, { prepend: true })
 }

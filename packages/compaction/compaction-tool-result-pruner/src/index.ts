@@ -5,7 +5,7 @@ import { ToolResultPruner } from './service.js'
 export { Config, type ConfigInput, MARKER_RESERVE, MIN_MAX_CHARS } from './config.js'
 export { ToolResultPruner } from './service.js'
 export { pruneToolResults, type ToolResultMessage, type PruneOptions, type PruneLimits, type PruneResult } from './prune.js'
-export { capText, BOUNDS_OUTPUT } from './cap.js'
+export { capText } from './cap.js'
 
 export const name = 'compaction-tool-result-pruner'
 

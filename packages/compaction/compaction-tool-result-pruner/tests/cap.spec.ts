@@ -56,17 +56,18 @@ describe('single-result cap', () => {
   })
 })
 
-/** Stands in for spill-policy: an outermost listener marked as bounding output, recording what it saw. */
-function bounder(seen: number[]) {
+/** Stands in for spill-policy: an outermost listener that declares it bounds output, recording what it saw. */
+function bounder(seen: number[], text = 'bounded') {
   return {
     name: 'bounder',
+    inject: ['tools'],
     apply(ctx: Context) {
-      ctx.on('tools/post-execute', async (_exec, result, next) => {
-        const decision = await next()
-        const content = decision.kind === 'replace' ? decision.content : result.content
-        seen.push(content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0))
-        return { kind: 'replace', content: [{ type: 'text', text: 'bounded' }] }
-      }, { prepend: true, dshkitBoundsOutput: true } as { prepend: boolean })
+      ctx.tools.boundsOutput()
+      ctx.on('tools/post-execute', async (_exec, _result, next) => {
+        const inner = await next()
+        seen.push(inner.content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0))
+        return { kind: 'replace', content: [{ type: 'text', text }] }
+      }, { prepend: true })
     },
   }
 }
@@ -83,13 +84,26 @@ describe('with a listener that bounds output', () => {
     expect(result.meta?.capped).toBeUndefined()
   })
 
-  test('plugged before the pruner (so inside it): the bounder sees the whole output and the cap has nothing left to do', async () => {
+  test('plugged before the pruner (so inside it): the bounder sees the whole output and the cap does not cut what it made', async () => {
     const { ctx, big } = await withTools()
     const seen: number[] = []
-    await ctx.plugin(bounder(seen))
+    // A bounder whose own limit is above maxChars: its preview (and the notice at its end) stays whole.
+    const preview = `${'p'.repeat(1500)} [notice: read the rest with spill_read]`
+    await ctx.plugin(bounder(seen, preview))
     await ctx.plugin(Pruner, { maxChars: 1000 })
     const result = await big('z'.repeat(50_000))
     expect(seen).toEqual([50_000])
-    expect(textOf(result)).toBe('bounded')
+    expect(textOf(result)).toBe(preview)
+    expect(result.meta?.capped).toBeUndefined()
+  })
+
+  test('disposing the bounder hands bounding back to the cap', async () => {
+    const { ctx, big } = await withTools()
+    await ctx.plugin(Pruner, { maxChars: 1000 })
+    const fiber = await ctx.plugin(bounder([]))
+    fiber.dispose()
+    const result = await big('z'.repeat(50_000))
+    expect(textOf(result).length).toBeLessThanOrEqual(1000)
+    expect(result.meta?.capped).toEqual({ chars: 50_000, omittedChars: expect.any(Number) })
   })
 })

@@ -4,7 +4,6 @@ import { registerPolicy } from './policy.js'
 import { registerSpillRead } from './spill-read.js'
 
 export { Config, type ConfigInput, readLimitOf, MIN_THRESHOLD_BYTES, DEFAULT_THRESHOLD_BYTES, DEFAULT_READ_LIMIT_BYTES } from './config.js'
-export { BOUNDS_OUTPUT } from './policy.js'
 export { SPILL_READ } from './spill-read.js'
 export { buildPreview, type Cut, type Preview } from './preview.js'
 

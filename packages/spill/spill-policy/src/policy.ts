@@ -2,15 +2,12 @@ import type { Context, Logger } from 'cordis'
 import type { SpillService } from '@dshkit/spill'
 import { utf8Length } from '@dshkit/spill'
 import {
-  applyPostDecision, BOUNDS_OUTPUT, joinText, replaceDecision, replaceText, type ContentBlock, type JsonValue,
-  type PostToolDecision, type ToolExecution, type ToolExecutionResult,
+  joinText, replaceText, type ContentBlock, type JsonValue, type PostToolDecision, type ToolExecution, type ToolExecutionResult,
 } from '@dshkit/tools'
 import { readLimitOf, type Config } from './config.js'
 import { lostNotice, shortReason, storedNotice } from './notice.js'
 import { buildPreview, type Preview } from './preview.js'
 import { SPILL_READ } from './spill-read.js'
-
-export { BOUNDS_OUTPUT }
 
 const ERROR_PREFIX = 'Error: '
 
@@ -48,28 +45,29 @@ export function registerPolicy(ctx: Context, config: Config) {
     return { text: preview.text, meta: { lost: true, error: reason, bytes: total, shownBytes: shown(preview), omittedBytes: preview.omittedBytes } }
   }
 
-  const listener = async (exec: ToolExecution, result: Readonly<ToolExecutionResult>, next: () => Promise<PostToolDecision>): Promise<PostToolDecision> => {
-    const decision = await next()
+  type Inner = Readonly<ToolExecutionResult>
+  const listener = async (exec: ToolExecution, _result: Inner, next: () => Promise<Inner>): Promise<PostToolDecision | Inner> => {
+    const inner = await next()
     // spill_read pages are bounded by readLimitBytes already; spilling them would loop.
-    if (exec.name === SPILL_READ) return decision
+    if (exec.name === SPILL_READ) return inner
     const threshold = config.perTool[exec.name] ?? config.thresholdBytes
-    if (!threshold) return decision
-    if (decision.kind === 'block') {
-      // The block stands; only a huge reason is bounded (it becomes `Error: <reason>`).
-      const total = utf8Length(decision.reason)
-      if (total + ERROR_PREFIX.length <= threshold) return decision
-      const bounded = await bound(exec, decision.reason, total, threshold, threshold - ERROR_PREFIX.length, true)
-      return { ...decision, reason: bounded.text }
+    if (!threshold) return inner
+    if (inner.isError) {
+      // A failure is one `Error: <message>` block; the message is stored, and the runtime keeps the failure a failure.
+      const total = utf8Length(inner.error.message)
+      if (total + ERROR_PREFIX.length <= threshold) return inner
+      const bounded = await bound(exec, inner.error.message, total, threshold, threshold - ERROR_PREFIX.length, true)
+      return { kind: 'replace', content: [{ type: 'text', text: `${ERROR_PREFIX}${bounded.text}` }], meta: { spill: bounded.meta } }
     }
-    const effective = applyPostDecision(result as ToolExecutionResult, decision)
-    const total = textSize(effective.content)
-    if (total <= threshold) return decision
-    const bounded = await bound(exec, joinText(effective.content), total, threshold, threshold, effective.isError)
-    return replaceDecision(decision, replaceText(effective.content, bounded.text), { spill: bounded.meta })
+    const total = textSize(inner.content)
+    if (total <= threshold) return inner
+    const bounded = await bound(exec, joinText(inner.content), total, threshold, threshold, false)
+    return { kind: 'replace', content: replaceText(inner.content, bounded.text), meta: { spill: bounded.meta } }
   }
 
-  // Outermost, so it bounds whatever the listeners inside it decided.
-  ctx.on('tools/post-execute', listener, { prepend: true, [BOUNDS_OUTPUT]: true } as { prepend: boolean })
+  // Outermost, so it bounds whatever the listeners inside it made; declared, so the pruner's cap leaves bounding to it.
+  ctx.on('tools/post-execute', listener, { prepend: true })
+  if (config.thresholdBytes > 0) ctx.tools.boundsOutput()
 }
 
 function shown(preview: Preview): number {

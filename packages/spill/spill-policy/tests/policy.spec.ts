@@ -170,6 +170,28 @@ describe('what inner listeners decided', () => {
     const id = textOf(result).match(nextCall)![2]
     expect((await readAll(call, id)).text).toBe(reason)
   })
+  test('a spilled failure stays a failure and its error.message is the bounded preview too', async () => {
+    const { big, call } = await setup({ dir: join(root, 'spills'), policy: { thresholdBytes: 4096 } })
+    const text = `${mixedText(100_000)}the real error`
+    const result = await big(text, true)
+    expect(result.isError).toBe(true)
+    if (!result.isError) return
+    expect(result.error.code).toBe('TOOL_ERROR')
+    expect(result.content).toEqual([{ type: 'text', text: `Error: ${result.error.message}` }])
+    expect(bytes(textOf(result))).toBeLessThanOrEqual(4096)
+    expect(result.error.message).toContain('the real error')
+    expect(result.error.message).toContain('over the 4096-byte limit')
+    expect((await readAll(call, spillOf(result).id)).text === text).toBe(true)
+  })
+
+  test('it declares that it bounds output while it lives (the pruner\'s cap steps aside), not with thresholdBytes 0', async () => {
+    const { ctx, fiber } = await setup({ dir: join(root, 'spills') })
+    expect(ctx.tools.outputBounded).toBe(true)
+    await fiber.dispose()
+    expect(ctx.tools.outputBounded).toBe(false)
+    const off = await setup({ dir: join(root, 'off'), policy: { thresholdBytes: 0 } })
+    expect(off.ctx.tools.outputBounded).toBe(false)
+  })
 })
 
 describe('store failures never lose silently and never fail the call', () => {
