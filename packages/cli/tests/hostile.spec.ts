@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 
 const bin = fileURLToPath(new URL('../lib/bin.js', import.meta.url))
 
-/** Runs the real built `dshkit` as a child process; `shell` runs it behind `sh -c` setup lines instead. */
+/** Runs the real built `dshkit` as a child process (killed after 15 s, so a hang fails the test instead of outliving it). */
 function dshkit(args: string[], options: { shell?: string } = {}) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = options.shell
-      ? spawn('sh', ['-c', `${options.shell}; exec "$0" "$@"`, process.execPath, bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-      : spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+      ? spawn('sh', ['-c', `${options.shell}; exec "$0" "$@"`, process.execPath, bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 15_000 })
+      : spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 15_000 })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => { stdout += chunk })
@@ -175,7 +175,7 @@ test('Ctrl-C mid-run: the calls not started are not run, the run says so and exi
   const calls = join(root, 'calls.jsonl')
   // Thousands of fsynced appends: the batch outlives the first progress line by far.
   await writeFile(calls, Array.from({ length: 5000 }, () => '{"name": "fs_read", "arguments": {"path": "a.txt"}}').join('\n'))
-  const child = spawn(process.execPath, [bin, 'run', calls, '--root', root, '--log', join(root, 's.jsonl')], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, [bin, 'run', calls, '--root', root, '--log', join(root, 's.jsonl')], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 50_000 })
   let stderr = ''
   child.stderr.on('data', (chunk) => {
     stderr += chunk
