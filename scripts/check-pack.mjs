@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Packs every publishable package with `pnpm pack`, installs the tarballs into a fresh project
 // outside the workspace, imports each one as ESM, type-checks a file importing them all, and boots
-// dsh-base from the installed tarballs. Exits non-zero with one line per problem.
+// dsh-base from the installed tarballs; then builds examples/third-party-preset from its source against
+// the tarballs with skipLibCheck: false and runs a call through it. Exits non-zero with one line per problem.
 //
 //   node scripts/check-pack.mjs [--keep]     (needs `pnpm build` first)
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -106,7 +107,8 @@ for (const { name, folder } of packages) {
     problems.push(\`\${name}: the default export is not a cordis plugin (a function, a class, or an object with apply)\`)
     continue
   }
-  if (plugin.name !== folder) problems.push(\`\${name}: the plugin's name is \${JSON.stringify(plugin.name)}, expected \${JSON.stringify(folder)}\`)
+  // First-party plugins are named after their folder; a third-party example may use its package name.
+  if (plugin.name !== folder && plugin.name !== name.replace(/^@[^/]+\\//, '')) problems.push(\`\${name}: the plugin's name is \${JSON.stringify(plugin.name)}, expected \${JSON.stringify(folder)}\`)
   if (mod.name !== undefined && mod.name !== plugin.name) problems.push(\`\${name}: export name \${JSON.stringify(mod.name)} differs from the default export's name\`)
   if (plugin.Config !== undefined && typeof plugin.Config?.['~standard']?.validate !== 'function') {
     problems.push(\`\${name}: Config is not a Standard Schema\`)
@@ -152,6 +154,46 @@ export async function smoke(ctx: Context): Promise<ToolExecutionResult> {
   return batch.results[0]
 }
 `
+}
+
+/** The third-party example, built from its source against the installed tarballs only. */
+const EXAMPLE = 'examples/third-party-preset'
+
+/**
+ * Copies the example's src/ next to the installed tarballs, compiles it with `skipLibCheck: false`
+ * (so every .d.ts it reaches, ours and our dependencies', is checked), then boots the compiled preset
+ * and runs one call through it.
+ */
+async function buildExample(project) {
+  const dir = join(project, 'third-party-preset')
+  log(`building ${EXAMPLE} from the tarballs with skipLibCheck: false`)
+  await cp(join(repo, EXAMPLE, 'src'), join(dir, 'src'), { recursive: true })
+  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: {
+      target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', strict: true, declaration: true,
+      skipLibCheck: false, types: ['node'], lib: ['ES2023'], outDir: 'lib', rootDir: 'src',
+    },
+    include: ['src'],
+  }, null, 2))
+  const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc')
+  await sh(`tsc (skipLibCheck: false) on ${EXAMPLE}`, process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir })
+  await writeFile(join(dir, 'smoke.mjs'), `import { writeFile } from 'node:fs/promises'
+import { Context } from 'cordis'
+import Preset from './lib/index.js'
+
+await writeFile('words.txt', 'one two three\\nfour\\n')
+const ctx = new Context()
+await ctx.plugin(Preset, { 'dsh-base': { 'fs-sandbox': { roots: [process.cwd()] } }, 'protect-paths': { deny: ['lib'] } })
+const counted = await ctx.tools.execute({ callId: 's1', name: 'count_words', arguments: { path: 'words.txt' } })
+const denied = await ctx.tools.execute({ callId: 's2', name: 'fs_read', arguments: { path: 'lib/index.js' } })
+const problems = []
+if (counted.isError || counted.value.words !== 4) problems.push('count_words: ' + JSON.stringify(counted))
+if (!denied.isError || denied.error.source !== 'protect-paths') problems.push('protect-paths did not deny: ' + JSON.stringify(denied))
+console.log(problems.length ? problems.join('\\n') : 'the preset booted and ran count_words')
+process.exit(problems.length ? 1 : 0)
+`)
+  const smoke = await sh(`booting the compiled ${EXAMPLE}`, process.execPath, ['smoke.mjs'], { cwd: dir })
+  log(smoke.stdout.trim())
 }
 
 async function main() {
@@ -200,6 +242,8 @@ async function main() {
     }, null, 2))
     const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc')
     await sh('tsc --noEmit on check.ts', process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project })
+
+    await buildExample(project)
 
     for (const { manifest } of packages) {
       for (const [command] of Object.entries(manifest.bin ?? {})) {
