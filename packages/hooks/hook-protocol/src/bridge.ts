@@ -18,6 +18,7 @@ export interface HookCallResult {
   readonly isError: boolean
   readonly value?: unknown
   readonly content: unknown
+  readonly meta?: Readonly<Record<string, unknown>>
 }
 
 export type HookJson = null | boolean | number | string | HookJson[] | { [key: string]: HookJson }
@@ -53,14 +54,16 @@ interface Notes {
 }
 
 type PreAnswer = { kind: 'deny'; reason: string; source: string } | { kind: 'ask'; reason: string; source: string }
-type PostAnswer = { kind: string; additionalContexts?: readonly unknown[]; meta?: Record<string, unknown> }
+type PostAnswer =
+  | { kind: 'block'; reason: string; source: string; additionalContexts?: Notes['contexts'] }
+  | { kind: 'accept'; meta?: { hooks: Record<string, HookJson> }; additionalContexts?: Notes['contexts'] }
 
 /**
  * Turns hook settings into `tools/pre-execute` and `tools/post-execute` listeners.
  * Pre: matching PreToolUse hooks run in parallel; deny > ask > allow, and allow is just `next()`,
- * so no hook can skip another policy or a guard. Post: PostToolUse hooks run on successful
- * results and may block or add context. Contexts and ignored `updatedInput` from pre hooks are
- * attached to the call's result in post-execute.
+ * so no hook can skip another policy or a guard. Post: after the inner listeners, PostToolUse hooks
+ * run on a successful result and may block or add context. Contexts and ignored `updatedInput` from
+ * pre hooks are attached to the call's result in post-execute.
  */
 export function createHookBridge(options: HookBridgeOptions) {
   const { source, settings, onError, askSupported, toolNames, projectDir, env, payloadBase, logger } = options
@@ -116,18 +119,19 @@ export function createHookBridge(options: HookBridgeOptions) {
     return inner
   }
 
-  async function postExecute<R extends HookCallResult, D extends PostAnswer>(call: HookCall, result: R, next: () => Promise<D>): Promise<D> {
-    if (!result.isError) {
-      const verdicts = await runEvent('PostToolUse', call, { tool_response: result.value ?? null })
+  /** A composing post-execute listener: it answers with a decision about the result `next()` resolved to. */
+  async function postExecute<R extends HookCallResult>(call: HookCall, _result: R, next: () => Promise<R>): Promise<R | PostAnswer> {
+    const inner = await next()
+    if (!inner.isError) {
+      const verdicts = await runEvent('PostToolUse', call, { tool_response: inner.value ?? null })
       record(call.token, 'PostToolUse', verdicts)
       const merged = mergeVerdicts(verdicts, 'PostToolUse', onError)
       if (merged.kind === 'deny') {
         const contexts = take(call.token)?.contexts
-        const block = { kind: 'block', reason: merged.reason, source: sourceOf(merged.command), ...(contexts?.length && { additionalContexts: contexts }) }
-        return block as unknown as D
+        return { kind: 'block', reason: merged.reason, source: sourceOf(merged.command), ...(contexts?.length && { additionalContexts: contexts }) }
       }
     }
-    return attach(await next(), take(call.token))
+    return answer(inner, take(call.token))
   }
 
   function take(token: symbol): Notes | undefined {
@@ -149,16 +153,18 @@ function matchingHooks(groups: readonly { matches(name: string): boolean; hooks:
   return [...seen.values()]
 }
 
-/** Adds the hooks' contexts and meta to whatever the inner listeners decided (an accept carries meta too). */
-function attach<D extends PostAnswer>(inner: D, note: Notes | undefined): D {
+/** The hooks' contexts and meta as an accept; the runtime appends the contexts and merges `meta.hooks` over the inner meta. */
+function answer<R extends HookCallResult>(inner: R, note: Notes | undefined): R | PostAnswer {
   if (!note) return inner
-  const additionalContexts = [...inner.additionalContexts ?? [], ...note.contexts]
   const hooks: Record<string, HookJson> = {}
   if (note.ignoredUpdatedInput.length) hooks.ignoredUpdatedInput = note.ignoredUpdatedInput
   if (note.systemMessages.length) hooks.systemMessages = note.systemMessages
-  const withContexts = additionalContexts.length ? { ...inner, additionalContexts } : inner
-  if (!Object.keys(hooks).length || inner.kind === 'block') return withContexts
-  return { ...withContexts, meta: { ...inner.meta, hooks: mergeHookMeta(inner.meta?.hooks, hooks) } } as D
+  // A second bridge inside (Claude Code and Codex hooks together) may have filled meta.hooks already.
+  return {
+    kind: 'accept',
+    ...(note.contexts.length && { additionalContexts: note.contexts }),
+    ...(Object.keys(hooks).length && { meta: { hooks: mergeHookMeta(inner.meta?.hooks, hooks) } }),
+  }
 }
 
 function mergeHookMeta(outer: unknown, ours: Record<string, HookJson>): Record<string, HookJson> {

@@ -46,15 +46,26 @@ describe('createHookBridge / openHookBridge', () => {
     const { preExecute, postExecute } = await bridge({ PreToolUse: [group('*', out)] })
     const first = call('x')
     await preExecute(first, async () => ({ kind: 'allow' as const }))
-    const result = { isError: false, value: 'v', content: [{ type: 'text', text: 'v' }] }
-    const accept = async () => ({ kind: 'accept' })
-    expect(await postExecute(call('x'), result, accept)).toEqual({ kind: 'accept' })
-    expect(await postExecute(first, result, accept)).toEqual({
+    const result = { isError: false, value: 'v', content: [{ type: 'text', text: 'v' }], meta: { hooks: { systemMessages: ['inner'] } } }
+    const inner = async () => result
+    // Nothing to add: the inner result itself, kept as it is.
+    expect(await postExecute(call('x'), result, inner)).toBe(result)
+    expect(await postExecute(first, result, inner)).toEqual({
       kind: 'accept',
       additionalContexts: [{ source: `test: ${out}`, content: [{ type: 'text', text: 'ctx' }] }],
-      meta: { hooks: { ignoredUpdatedInput: [{ hook: out, updatedInput: { a: 2 } }] } },
+      // An inner bridge's meta.hooks is extended, not overwritten.
+      meta: { hooks: { systemMessages: ['inner'], ignoredUpdatedInput: [{ hook: out, updatedInput: { a: 2 } }] } },
     })
-    expect(await postExecute(first, result, accept)).toEqual({ kind: 'accept' })
+    expect(await postExecute(first, result, inner)).toBe(result)
+  })
+
+  test('PostToolUse hooks judge the result the inner listeners made, and do not run on a failure', async () => {
+    const { postExecute } = await bridge({ PostToolUse: [group('*', `grep -q leaked && { echo 'no leaks' >&2; exit 2; } || exit 0`)] })
+    const body = { isError: false, value: 'fine', content: [{ type: 'text', text: 'fine' }] }
+    const innerMade = { ...body, value: 'leaked' }
+    expect(await postExecute(call('x'), body, async () => innerMade)).toMatchObject({ kind: 'block', reason: 'no leaks' })
+    const failed = { isError: true, content: [{ type: 'text', text: 'Error: leaked' }] }
+    expect(await postExecute(call('x'), body, async () => failed)).toBe(failed)
   })
 
   test('a missing project dir is a load error', async () => {
