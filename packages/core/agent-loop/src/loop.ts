@@ -1,5 +1,5 @@
 import { Context, Service, type Logger } from 'cordis'
-import { deepFreeze, errorMessage, strictConfig, toolFailure, type ContextMessage, type ToolExecutionResult, type ToolRuntime } from '@dshkit/tools'
+import { deepFreeze, errorMessage, strictConfig, toolFailure, type ContextMessage, type PreparedCall, type ToolExecutionResult, type ToolRuntime } from '@dshkit/tools'
 import type { SessionService } from '@dshkit/session'
 import { z } from 'zod'
 import { checkOptions, isConcurrencySafe, loggedArguments, planCalls, type PlannedCall, type ToolCall } from './plan.js'
@@ -36,6 +36,8 @@ export interface BatchOutcome {
 
 interface Batch {
   calls: PlannedCall[]
+  /** Each call validated once by `ctx.tools.prepare()` (undefined if prepare itself failed: execute gets the raw call). */
+  prepared: (PreparedCall | undefined)[]
   results: ToolExecutionResult[]
   contexts: ContextMessage[]
   options: ExecuteToolCallsOptions
@@ -44,7 +46,7 @@ interface Batch {
 /** The `loop` service: runs a model's tool calls through `ctx.tools`, recording each in `ctx.session`. */
 export class AgentLoop extends Service {
   // Held directly: the fiber restarts if either service is replaced, and the hot path skips cordis proxies.
-  private readonly definitions: ToolRuntime['definitions']
+  private readonly prepare: ToolRuntime['prepare']
   private readonly execute: ToolRuntime['execute']
   private readonly session: SessionService
   private readonly logger: Logger
@@ -52,7 +54,7 @@ export class AgentLoop extends Service {
   constructor(ctx: Context, readonly config: Config) {
     super(ctx, 'loop')
     // Plain values, read once: a method call through the service proxy costs more than a no-op call.
-    this.definitions = ctx.tools.definitions
+    this.prepare = ctx.tools.prepare
     this.execute = ctx.tools.execute
     this.session = ctx.session
     this.logger = ctx.logger('agent-loop')
@@ -64,15 +66,18 @@ export class AgentLoop extends Service {
    */
   async executeToolCalls(calls: readonly ToolCall[], options: ExecuteToolCallsOptions = {}): Promise<BatchOutcome> {
     checkOptions(options)
-    const batch: Batch = { calls: planCalls(calls), results: [], contexts: [], options }
+    const batch: Batch = { calls: planCalls(calls), prepared: [], results: [], contexts: [], options }
     const { calls: planned } = batch
     const { length } = planned
-    const { definitions } = this
-    const isSafe = (call: PlannedCall) => isConcurrencySafe(definitions.get(call.name), call.arguments)
+    // Validated once here; execute() runs the prepared call without validating again.
+    const isSafe = async (index: number) => {
+      const call = batch.prepared[index] = await this.prepareCall(planned[index], options.signal)
+      return !!call && isConcurrencySafe(call)
+    }
     for (let start = 0; start < length;) {
       // A run of safe calls overlaps; the unsafe call that ends it runs alone. Each call is judged once.
       let end = start
-      while (end < length && await isSafe(planned[end])) end++
+      while (end < length && await isSafe(end)) end++
       if (end > start) await this.runGroup(batch, start, end)
       if (end < length) await this.runGroup(batch, end, end + 1)
       start = end + 1
@@ -99,7 +104,7 @@ export class AgentLoop extends Service {
     const worker = async () => {
       while (nextToStart < end) {
         const index = nextToStart++
-        finished[index - start] = await this.runCall(batch.calls[index], batch.options.signal)
+        finished[index - start] = await this.runCall(batch.calls[index], batch.prepared[index], batch.options.signal)
         recordReady()
       }
     }
@@ -108,8 +113,20 @@ export class AgentLoop extends Service {
     await recording
   }
 
+  private async prepareCall(call: PlannedCall, signal: AbortSignal | undefined): Promise<PreparedCall | undefined> {
+    // A tools service without prepare() (older or third-party): its calls run one at a time.
+    if (typeof this.prepare !== 'function') return undefined
+    try {
+      return await this.prepare({ callId: call.callId, name: call.name, arguments: call.arguments, signal })
+    } catch (error) {
+      // A third-party tools service may break its promise; the call then runs alone and execute() judges it.
+      this.logger.warn('ctx.tools.prepare failed for %s (%s): %s', call.name, call.callId, errorMessage(error))
+      return undefined
+    }
+  }
+
   /** Records `tool/call` (durably), then executes; a call the log cannot record is not run. */
-  private async runCall(call: PlannedCall, signal: AbortSignal | undefined): Promise<ToolExecutionResult> {
+  private async runCall(call: PlannedCall, prepared: PreparedCall | undefined, signal: AbortSignal | undefined): Promise<ToolExecutionResult> {
     try {
       await this.session.append({ type: 'tool/call', callId: call.callId, name: call.name, arguments: loggedArguments(call.arguments) })
     } catch (error) {
@@ -120,7 +137,7 @@ export class AgentLoop extends Service {
     // `execute` promises never to throw, but a third-party tools service or a defect may: the call still gets one result.
     let result: unknown
     try {
-      result = await this.execute({ callId: call.callId, name: call.name, arguments: call.arguments, signal })
+      result = await this.execute(prepared ?? { callId: call.callId, name: call.name, arguments: call.arguments, signal })
     } catch (error) {
       return this.brokenExecute(call, `rejected (${errorMessage(error)})`)
     }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { snapshotJson, type JsonValue, type ToolDefinition } from '@dshkit/tools'
+import { snapshotJson, type JsonValue, type PreparedCall } from '@dshkit/tools'
 
 /** A call as the model sent it; a missing callId gets a random UUID. */
 export interface ToolCall {
@@ -59,15 +59,14 @@ export function loggedArguments(args: unknown): JsonValue {
 }
 
 /**
- * Whether the call may overlap with its neighbours: only when the definition says
- * `isConcurrencySafe(parsedArgs) === true`. Invalid arguments or a throwing predicate count as unsafe.
+ * Whether the prepared call may overlap with its neighbours: only when its definition says
+ * `isConcurrencySafe(input) === true` for the input `prepare()` validated. A failed call or a throwing predicate counts as unsafe.
  */
-export async function isConcurrencySafe(def: ToolDefinition | undefined, args: unknown): Promise<boolean> {
-  if (typeof def?.isConcurrencySafe !== 'function') return false
+export function isConcurrencySafe(call: PreparedCall): boolean {
+  const def = call.definition
+  if (call.failure || typeof def?.isConcurrencySafe !== 'function') return false
   try {
-    const outcome = await def.parameters['~standard'].validate(snapshotJson(args, 'arguments'))
-    if (outcome.issues) return false
-    return def.isConcurrencySafe(outcome.value) === true
+    return def.isConcurrencySafe(call.input) === true
   } catch {
     return false
   }

@@ -123,6 +123,19 @@ describe('overlap and barriers', () => {
   })
 })
 
+test('each call\'s arguments are validated once: the loop prepares it, execute() runs the prepared call', async () => {
+  const { ctx } = await setup()
+  let validations = 0
+  const inner = z.object({ id: z.string() })
+  const parameters = { '~standard': { ...inner['~standard'], validate: (value: unknown) => (validations++, inner['~standard'].validate(value)) } } as typeof inner
+  const seen: unknown[] = []
+  await register(ctx, { name: 'safe', description: '', parameters, isConcurrencySafe: (input) => (seen.push(input), true), execute: ({ id }) => id })
+  const { results } = await ctx.loop.executeToolCalls([{ callId: 'a', name: 'safe', arguments: { id: 'a' } }, { callId: 'b', name: 'safe', arguments: { id: 'b' } }])
+  expect(results.map((x) => !x.isError && x.value)).toEqual(['a', 'b'])
+  expect(seen).toEqual([{ id: 'a' }, { id: 'b' }])
+  expect(validations).toBe(2)
+})
+
 describe('contexts and concludesTurn', () => {
   test('contexts come back FIFO in model order and are logged right after their call\'s result', async () => {
     const { ctx } = await setup()
@@ -139,8 +152,8 @@ describe('contexts and concludesTurn', () => {
     await ctx.plugin({
       name: 'post-note', inject: ['tools'],
       apply: (ctx: Context) => ctx.on('tools/post-execute', async (exec, _result, next) => {
-        const decision = await next()
-        return exec.callId === 'b' ? { ...decision, additionalContexts: [{ source: 'post-note', content: text('b-post') }] } : decision
+        const inner = await next()
+        return exec.callId === 'b' ? { kind: 'accept', additionalContexts: [{ source: 'post-note', content: text('b-post') }] } : inner
       }),
     })
     const { contexts } = await ctx.loop.executeToolCalls([

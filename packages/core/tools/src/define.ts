@@ -1,5 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec'
-import type { JsonValue, ToolDefinition } from './types.js'
+import type { JsonValue, ToolCallOf, ToolDefinition, ToolExecution, ToolInputs } from './types.js'
 
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 
@@ -28,4 +28,9 @@ export function checkDefinition(def: ToolDefinition): void {
   for (const key of ['render', 'finalizeContent', 'isConcurrencySafe', 'fsAccess'] as const) {
     if (def[key] !== undefined && typeof def[key] !== 'function') throw new TypeError(`${label}: ${key} must be a function`)
   }
+}
+
+/** Narrows `exec.input` to the tool's declared input type (see `ToolInputs`). */
+export function isCallOf<Name extends keyof ToolInputs & string>(exec: ToolExecution, name: Name): exec is ToolCallOf<Name> {
+  return exec.name === name && exec.input !== undefined
 }

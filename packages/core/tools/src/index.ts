@@ -3,7 +3,7 @@ import type { z } from 'zod'
 import { Config, ToolRuntime } from './runtime.js'
 
 export * from './types.js'
-export { defineTool, TOOL_NAME } from './define.js'
+export { defineTool, isCallOf, TOOL_NAME } from './define.js'
 export { snapshotJson, deepFreeze, NotJsonError } from './json.js'
 export { toolFailure, applyPostDecision, replaceDecision, renderValue, isToolErrorCode, errorMessage } from './results.js'
 export { joinText, replaceText, BOUNDS_OUTPUT } from './content.js'

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Hook, Logger } from 'cordis'
 import { deepFreeze, snapshotJson } from './json.js'
 import {
@@ -7,14 +6,15 @@ import {
 } from './results.js'
 import { fuseSignals, neverAborted, onAbort } from './signals.js'
 import { claimPost } from './post.js'
+import { isAbortSignal, makeExecution, prepareCall, preparedBy, type RegisteredTool } from './prepare.js'
+export type { RegisteredTool } from './prepare.js'
 import { isListenerError, runWaterfall } from './waterfall.js'
 import type {
-  ApprovalService, ContextMessage, ExecuteInput, JsonValue, PreToolDecision,
+  ApprovalService, ContextMessage, ExecuteInput, PreparedCall, PreToolDecision,
   ToolDefinition, ToolExecution, ToolExecutionResult, ToolFailure, ToolGuard,
   ToolRunContext,
 } from './types.js'
 
-export interface RegisteredTool { def: ToolDefinition; source: string }
 export interface RegisteredGuard { guard: ToolGuard; source: string }
 
 /** Everything `execute` needs, held directly so the hot path never goes through cordis proxies. */
@@ -47,15 +47,18 @@ function reportTo(state: PipelineState, event: string) {
 }
 
 /** Steps 1–10 of the pipeline; never throws, always one frozen result and one `tools/result`. */
-export async function runPipeline(state: PipelineState, input: ExecuteInput): Promise<ToolExecutionResult> {
-  const [exec, argsError, badSignal] = makeExecution(input)
-  const entry = state.tools.get(exec.name)
+export async function runPipeline(state: PipelineState, input: ExecuteInput | PreparedCall): Promise<ToolExecutionResult> {
+  let call: PreparedCall | Promise<PreparedCall>
+  const known = preparedBy(input)
+  // Prepared against a registration that is gone or replaced since: prepare again against the current one.
+  if (known && state.tools.get((input as PreparedCall).name) === known.entry) call = input as PreparedCall
+  else call = prepareCall(state.tools, known ? known.raw : input as ExecuteInput)
+  if (!isPrepared(call)) call = await call
+  const exec = makeExecution(call)
+  const entry = preparedBy(call)!.entry
   let result: ToolExecutionResult
   try {
-    // A caller's non-signal would silently make the call uncancellable: refuse it instead.
-    result = !badSignal
-      ? await judge(state, exec, entry, argsError)
-      : decided(toolFailure('PIPELINE_ERROR', 'execute() got a signal that is not an AbortSignal; pass an AbortSignal or leave it out', 'caller'), 'registry')
+    result = call.failure ?? await judge(state, exec, entry!)
   } catch (error) {
     // Only a defect in this package gets here; it still must not escape.
     state.logger.error('pipeline defect for %s: %s', exec.name, errorMessage(error))
@@ -64,63 +67,16 @@ export async function runPipeline(state: PipelineState, input: ExecuteInput): Pr
   return finish(state, exec, entry?.def, result)
 }
 
-/** The frozen execution, why its arguments are not usable (if so), and whether the caller passed a non-signal. */
-function makeExecution(input: ExecuteInput): [ToolExecution, unknown, boolean] {
-  const rawName = safeProperty(input, 'name')
-  const name = typeof rawName === 'string' ? rawName : errorMessage(rawName)
-  let args: JsonValue = null
-  let argsError: unknown
-  try {
-    args = snapshotJson(input?.arguments, 'arguments')
-  } catch (error) {
-    argsError = error
-  }
-  const callId = safeProperty(input, 'callId')
-  const signal = safeProperty(input, 'signal')
-  const parent = safeProperty(input, 'parent')
-  const exec: Record<string, unknown> = {
-    token: Symbol(name),
-    callId: typeof callId === 'string' && callId ? callId : randomUUID(),
-    name,
-    arguments: args,
-    signal: isAbortSignal(signal) ? signal : neverAborted,
-  }
-  if (parent !== undefined) exec.parent = parent
-  return [Object.freeze(exec) as unknown as ToolExecution, argsError, signal !== undefined && exec.signal !== signal]
+function isPrepared(call: PreparedCall | Promise<PreparedCall>): call is PreparedCall {
+  return !(call instanceof Promise)
 }
 
-async function judge(state: PipelineState, exec: ToolExecution, entry: RegisteredTool | undefined, argsError: unknown) {
-  if (!entry) {
-    const known = [...state.tools.keys()]
-    const hint = known.length ? `; available tools: ${known.slice(0, 30).join(', ')}` : '; no tools are registered'
-    return decided(toolFailure('UNKNOWN_TOOL', `unknown tool "${exec.name}"${hint}`, 'tools'), 'registry')
-  }
-  if (argsError) {
-    return decided(toolFailure('INVALID_ARGS', `invalid arguments for ${exec.name}: ${errorMessage(argsError)}`, 'tools'), 'registry')
-  }
-  const parsed = await validate(entry.def, exec.arguments)
-  if (parsed.issues) {
-    return decided(toolFailure('INVALID_ARGS', `invalid arguments for ${exec.name}: ${parsed.issues}`, 'tools'), 'registry')
-  }
+async function judge(state: PipelineState, exec: ToolExecution, entry: RegisteredTool) {
   if (exec.signal.aborted) return abortedBeforeDispatch(exec)
   const denial = await preExecute(state, exec)
   if (denial?.error.code === 'ABORTED_BEFORE_DISPATCH') return denial
-  const result = denial ?? await dispatch(state, exec, entry, parsed.value)
+  const result = denial ?? await dispatch(state, exec, entry, exec.input)
   return postExecute(state, exec, result)
-}
-
-async function validate(def: ToolDefinition, args: Readonly<JsonValue>): Promise<{ value: unknown; issues?: string }> {
-  try {
-    const outcome = await def.parameters['~standard'].validate(args)
-    if (!outcome.issues) return { value: deepFreeze(outcome.value) }
-    const issues = outcome.issues.map((issue) => {
-      const path = issue.path?.map((p) => typeof p === 'object' ? p.key : p).join('.')
-      return path ? `${path}: ${issue.message}` : issue.message
-    })
-    return { value: undefined, issues: issues.join('; ') }
-  } catch (error) {
-    return { value: undefined, issues: `the schema failed: ${errorMessage(error)}` }
-  }
 }
 
 function abortedBeforeDispatch(exec: ToolExecution) {
@@ -279,14 +235,6 @@ async function runBody(exec: ToolExecution, signal: AbortSignal, entry: Register
     return result
   } catch (error) {
     return decided(toolFailure('INVALID_RESULT', `${exec.name} returned an invalid result: ${errorMessage(error)}`, source), 'tool')
-  }
-}
-
-function isAbortSignal(value: unknown): value is AbortSignal {
-  try {
-    return value instanceof AbortSignal
-  } catch {
-    return false
   }
 }
 

@@ -2,8 +2,9 @@ import { Context, Service, type Hook } from 'cordis'
 import { z } from 'zod'
 import { checkDefinition } from './define.js'
 import { runPipeline, type PipelineState, type RegisteredGuard, type RegisteredTool } from './pipeline.js'
+import { prepareCall } from './prepare.js'
 import type {
-  DispatchOptions, ExecuteInput, PostToolDecision, PreToolDecision, ToolDefinition, ToolExecution,
+  DispatchOptions, ExecuteInput, PostToolDecision, PreparedCall, PreToolDecision, ToolDefinition, ToolExecution,
   ToolExecutionResult, ToolGuard, ToolSchema,
 } from './types.js'
 
@@ -35,8 +36,14 @@ export class ToolRuntime extends Service {
    * proxy cordis builds for `get()` (~20 µs), so wrappers look definitions up here.
    */
   readonly definitions: ReadonlyMap<string, ToolDefinition> = new Map()
-  /** Runs one call through the pipeline. Never throws; resolves to one deep-frozen result. */
-  readonly execute: (input: ExecuteInput) => Promise<ToolExecutionResult>
+  /** Runs one call (raw, or prepared by `prepare()`) through the pipeline. Never throws; resolves to one deep-frozen result. */
+  readonly execute: (input: ExecuteInput | PreparedCall) => Promise<ToolExecutionResult>
+  /**
+   * Snapshots and validates a call once (or carries why it cannot run), so a scheduler can read
+   * `input` (e.g. for `isConcurrencySafe`) and then `execute()` it without validating again.
+   * Never rejects. A call prepared against a tool that was since replaced is prepared again on execute.
+   */
+  readonly prepare: (input: ExecuteInput) => Promise<PreparedCall>
   private readonly schemaCache = new WeakMap<ToolDefinition, Record<string, unknown>>()
 
   constructor(ctx: Context) {
@@ -60,6 +67,7 @@ export class ToolRuntime extends Service {
     }
     // An own closure, so the hot path never reads `this` through cordis's service proxy.
     this.execute = (input) => runPipeline(state, input)
+    this.prepare = async (input) => prepareCall(state.tools, input)
   }
 
   /** Adds a tool for as long as the calling plugin lives. */

@@ -16,9 +16,41 @@ export interface ToolExecution {
   readonly token: symbol
   readonly callId: string
   readonly name: string
+  /** The raw JSON snapshot the model sent (deep-frozen), for logs, hooks and approval display. */
   readonly arguments: Readonly<JsonValue>
+  /**
+   * What the tool's `parameters` made of `arguments` (deep-frozen): what policies and guards read.
+   * Undefined on a call that failed before validation (UNKNOWN_TOOL, INVALID_ARGS). Narrow it with `isCallOf`.
+   */
+  readonly input: unknown
   readonly signal: AbortSignal
   readonly parent?: symbol
+}
+
+/**
+ * Per-tool input types, by tool name, for `isCallOf`. Augment it where a tool is defined:
+ * `declare module '@dshkit/tools' { interface ToolInputs { fs_write: { path: string; content: string } } }`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface ToolInputs {}
+
+/** An execution of the tool `Name`, its `input` typed from `ToolInputs`. */
+export type ToolCallOf<Name extends keyof ToolInputs> = ToolExecution & { readonly name: Name; readonly input: Readonly<ToolInputs[Name]> }
+
+/** A call validated once by `ctx.tools.prepare()`: pass it to `execute()`; nobody validates it again. */
+export interface PreparedCall {
+  readonly callId: string
+  readonly name: string
+  /** The raw JSON snapshot (null when the arguments were not JSON). */
+  readonly arguments: Readonly<JsonValue>
+  /** The validated, deep-frozen input; undefined when `failure` is set. */
+  readonly input: unknown
+  /** The definition it was validated against; undefined for an unknown tool. */
+  readonly definition: ToolDefinition | undefined
+  /** Why it cannot run (UNKNOWN_TOOL, INVALID_ARGS, a bad signal): what `execute()` will resolve with. */
+  readonly failure: ToolFailure | undefined
+  readonly signal: AbortSignal | undefined
+  readonly parent: symbol | undefined
 }
 
 /** @deprecated `tools/execute` wrappers get a frozen `ToolExecution` and pass a signal with `next({ signal })`. */

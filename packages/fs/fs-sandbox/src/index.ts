@@ -39,7 +39,7 @@ export function apply(ctx: Context, input?: ConfigInput) {
   ctx.on('tools/pre-execute', async (exec, next) => {
     const def = definitions.get(exec.name)
     if (!def?.fsAccess) return next()
-    const declared = await declaredAccess(def, exec)
+    const declared = declaredAccess(def, exec)
     if (typeof declared === 'string') return deny(declared)
     const fs = ctx.get('fs') as FsService | undefined
     for (const { path, access } of declared) {
@@ -73,13 +73,12 @@ async function judgeDeclaredSafely(sandbox: Sandbox, path: string, access: FsAcc
   }
 }
 
-/** The footprint a tool declares for these arguments, or a reason to deny (fail closed). */
-async function declaredAccess(def: ToolDefinition, exec: ToolExecution): Promise<FsAccess[] | string> {
-  const parsed = await def.parameters['~standard'].validate(exec.arguments)
-  if (parsed.issues) return `sandbox denied ${exec.name}: its arguments do not match its parameters, so its file access cannot be known`
+/** The footprint a tool declares for the input the registry validated (`exec.input`), or a reason to deny (fail closed). */
+function declaredAccess(def: ToolDefinition, exec: ToolExecution): FsAccess[] | string {
+  if (exec.input === undefined) return `sandbox denied ${exec.name}: its arguments were not validated, so its file access cannot be known`
   let declared: unknown
   try {
-    declared = def.fsAccess!(parsed.value)
+    declared = def.fsAccess!(exec.input)
   } catch (error) {
     return `sandbox denied ${exec.name}: fsAccess() failed, so its file access cannot be known (${error instanceof Error ? error.message : error})`
   }

@@ -149,3 +149,18 @@ test('a root that cannot be resolved denies everything instead of allowing it', 
   expect(result).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining('too many levels of symbolic links') } })
   expect(await readFile(join(base, 'f.txt'), 'utf8')).toBe('x')
 })
+
+test('fsAccess reads exec.input: the sandbox does not validate the arguments a second time', async () => {
+  const { ctx, run } = await setup()
+  let validations = 0
+  const inner = z.object({ path: z.string() })
+  // A Standard Schema that counts: the registry validates once, the sandbox reads what it produced.
+  const parameters = { '~standard': { ...inner['~standard'], validate: (value: unknown) => (validations++, inner['~standard'].validate(value)) } }
+  await ctx.plugin({
+    name: 'counted',
+    inject: ['tools'],
+    apply: (ctx: Context) => void ctx.tools.register({ name: 'peek', description: '', parameters: parameters as typeof inner, execute: () => 'seen', fsAccess: ({ path }) => [{ path, access: 'read' }] }),
+  })
+  expect(await run('peek', { path: 'inside.txt' })).toMatchObject({ isError: false })
+  expect(validations).toBe(1)
+})

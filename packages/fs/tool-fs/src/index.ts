@@ -5,6 +5,7 @@ import type {} from '@dshkit/tools'
 import { fsTools } from './tools.js'
 
 export { fsTools, describeSlice, describeEntries } from './tools.js'
+export type { FsEditInput, FsListInput, FsReadInput, FsWriteInput } from './inputs.js'
 
 export const name = 'tool-fs'
 export const inject = ['tools', 'fs']
