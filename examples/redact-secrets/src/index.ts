@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import { applyPostDecision, replaceDecision, strictConfig, type ContentBlock } from '@dshkit/tools'
+import { strictConfig, type ContentBlock } from '@dshkit/tools'
 import { BUILTIN_PATTERNS, compileUserPattern, redactText } from './patterns.js'
 
 export { BUILTIN_PATTERNS, redactText } from './patterns.js'
@@ -34,27 +34,18 @@ export function apply(ctx: Context, input?: ConfigInput) {
   const patterns = [...config.builtin ? BUILTIN_PATTERNS : [], ...config.patterns.map(compileUserPattern)]
   const redact = (text: string) => redactText(text, patterns, config.replacement)
 
-  ctx.on('tools/post-execute', async (_exec, result, next) => {
-    // Let inner listeners decide first, then look at what the model would actually see.
-    const decision = await next()
+  ctx.on('tools/post-execute', async (_exec, _result, next) => {
+    // What the model would see: the result as the listeners inside this one left it.
+    const inner = await next()
     let redactions = 0
-    const clean = (content: readonly ContentBlock[]) => content.map((block): ContentBlock => {
+    const content = inner.content.map((block): ContentBlock => {
       if (block.type !== 'text') return block
       const [text, count] = redact(block.text)
       redactions += count
       return count ? { type: 'text', text } : block
     })
-    // Context inner listeners added reaches the model too (after the batch); a tool's own deferContext is out of reach.
-    const contexts = decision.additionalContexts?.map((message) => ({ ...message, content: clean(message.content) }))
-    if (decision.kind === 'block') {
-      const [reason, count] = redact(decision.reason)
-      redactions += count
-      return redactions ? { ...decision, reason, ...contexts && { additionalContexts: contexts } } : decision
-    }
-    const content = clean(applyPostDecision(result, decision).content)
-    if (!redactions) return decision
-    // Keeps what inner listeners added (meta, and their contexts, redacted too).
-    return replaceDecision({ ...decision, additionalContexts: contexts }, content, { redactions })
+    // The runtime keeps the inner meta and contexts, and a failure stays a failure (its message redacted too).
+    return redactions ? { kind: 'replace', content, meta: { redactions } } : inner
   })
 }
 

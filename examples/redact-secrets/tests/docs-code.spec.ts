@@ -36,8 +36,25 @@ describe('code shown in docs/', () => {
   })
 })
 
+/**
+ * The order cordis will call each event's listeners in, recorded through its public `internal/listener`
+ * event (no private fields): a `prepend` registration goes outside the others, any other one inside.
+ */
+function recordListenerOrder(ctx: Context, events: readonly string[]) {
+  const order = new Map<string, string[]>(events.map((event) => [event, []]))
+  ctx.on('internal/listener', function (this: Context, name: string, _listener: unknown, options: unknown) {
+    const list = order.get(name)
+    if (!list) return
+    const prepend = typeof options === 'object' ? (options as { prepend?: boolean } | null)?.prepend : options
+    list[prepend ? 'unshift' : 'push'](this.fiber.name)
+  }, { prepend: true })
+  return order
+}
+
 test('docs/pipeline.md lists the hooks of a booted dsh-base in their real order', async () => {
+  const events = ['tools/pre-execute', 'tools/execute', 'tools/post-execute']
   const ctx = new Context()
+  const order = recordListenerOrder(ctx, events)
   await ctx.plugin(DshBase, {
     'permission-policy': { rules: [{ tool: 'fs_write', decision: 'ask' }, { tool: 'fs_edit', decision: 'deny' }] },
     'user-approval': { responder: 'headless' },
@@ -45,10 +62,18 @@ test('docs/pipeline.md lists the hooks of a booted dsh-base in their real order'
   for (let i = 0; i < 100 && !ctx.get('loop'); i++) await new Promise((resolve) => setImmediate(resolve))
   const text = await readFile(join(repo, 'docs/pipeline.md'), 'utf8')
   const section = text.slice(text.indexOf('### The order in dsh-base'))
-  for (const event of ['tools/pre-execute', 'tools/execute', 'tools/post-execute']) {
+  for (const event of events) {
     const row = section.split('\n').find((line) => line.startsWith(`| \`${event}\` |`))
     const documented = row?.split('|')[2].split(/,(?![^(]*\))/).map((part) => part.trim().match(/^[a-z-]+/)?.[0]).filter((name) => name && name !== 'then')
-    const actual = ctx.events._hooks[event]?.map((hook) => hook.ctx.fiber.name)
-    expect(documented, `docs/pipeline.md, the ${event} row`).toEqual(actual)
+    expect(documented, `docs/pipeline.md, the ${event} row`).toEqual(order.get(event))
   }
+})
+
+test('the redact-secrets README shows its listener as src/index.ts has it', async () => {
+  const readme = await readFile(join(repo, 'examples/redact-secrets/README.md'), 'utf8')
+  const shown = readme.match(/```ts\n(ctx\.on\('tools\/post-execute'[\s\S]*?)```\n/)?.[1]
+  expect(shown, 'the README shows the listener in a ts block starting with ctx.on(\'tools/post-execute\'').toBeDefined()
+  const source = await readFile(join(repo, 'examples/redact-secrets/src/index.ts'), 'utf8')
+  const indented = shown!.trimEnd().split('\n').map((line) => line ? `  ${line}` : line).join('\n')
+  expect(source, 'update the README block or src/index.ts so they agree').toContain(indented)
 })

@@ -70,11 +70,15 @@ describe('redaction', () => {
     expect(result.content).toEqual([{ type: 'text', text: 'key [REDACTED]' }, { type: 'image', data: 'aGk=', mimeType: 'image/png' }, { type: 'text', text: 'clean' }])
   })
 
-  test('an error message carrying a key is redacted in the content and the call is still a TOOL_ERROR', async () => {
+  test('an error message carrying a key is redacted in the content and in error.message; the call is still a TOOL_ERROR', async () => {
     const failing = defineTool({ name: 'fail', description: 'throws', parameters: z.object({}), execute: () => { throw new Error(`bad credentials ${OPENAI}`) } })
     const { run } = await setup(undefined, failing)
     const result = await run('fail')
-    expect(result).toMatchObject({ isError: true, error: { code: 'TOOL_ERROR' }, content: [{ type: 'text', text: 'Error: bad credentials [REDACTED]' }] })
+    expect(result).toMatchObject({
+      isError: true,
+      error: { code: 'TOOL_ERROR', message: 'bad credentials [REDACTED]' },
+      content: [{ type: 'text', text: 'Error: bad credentials [REDACTED]' }],
+    })
   })
 
   test('what an inner listener decided is kept: its replacement is redacted, its meta and context survive', async () => {
@@ -102,27 +106,12 @@ describe('redaction', () => {
     expect(result.meta).toEqual({ hook: 'ran', redactions: 2, replacedBy: 'redact-secrets' })
   })
 
-  test('context an inner listener added is redacted too, even when the content is clean', async () => {
-    const echo = defineTool({ name: 'echo', description: 'echo', parameters: z.object({ text: z.string() }), execute: ({ text }) => text })
-    const { ctx, run } = await setup(undefined, echo)
-    await ctx.plugin({
-      name: 'hook-note',
-      apply: (ctx) => ctx.on('tools/post-execute', async () => ({
-        kind: 'accept',
-        additionalContexts: [{ source: 'hook-note', content: [{ type: 'text', text: `the hook saw ${SLACK}` }] }],
-      })),
-    })
-    const result = await run('echo', { text: 'clean output' })
-    expect(result.content).toEqual([{ type: 'text', text: 'clean output' }])
-    expect(result.additionalContexts).toEqual([{ source: 'hook-note', content: [{ type: 'text', text: 'the hook saw [REDACTED]' }] }])
-    expect(result.meta).toEqual({ redactions: 1, replacedBy: 'redact-secrets' })
-  })
-
-  test('an inner block stays a block by the same plugin, with the key removed from its reason', async () => {
+  test('an inner block stays a block by the same plugin, with the key removed from its reason and its content', async () => {
     const { ctx, run } = await setup()
     await ctx.plugin({ name: 'blocker', apply: (ctx) => ctx.on('tools/post-execute', async () => ({ kind: 'block', reason: `leaked ${AWS}` })) })
     const result = await run()
     expect(result).toMatchObject({ isError: true, error: { code: 'BLOCKED', message: 'leaked [REDACTED]', source: 'blocker' } })
+    expect(result.content).toEqual([{ type: 'text', text: 'Error: leaked [REDACTED]' }])
   })
 
   test('extra patterns and a custom replacement; builtin: false leaves the built-in shapes alone', async () => {
