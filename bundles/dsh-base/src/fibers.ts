@@ -1,4 +1,7 @@
-import type { Context, Fiber } from 'cordis'
+import type { Context } from 'cordis'
+
+// Named through Context: @cordisjs/plugin-loader's typings make cordis' Fiber generic, plain cordis' are not.
+type Fiber = Context['fiber']
 
 /** A plugin that failed to start, named; `cause` is what its apply threw. */
 export class PluginStartError extends Error {
@@ -13,12 +16,12 @@ export function isPluginStartError(error: unknown): error is PluginStartError {
   return error instanceof Error && error.name === 'PluginStartError' && typeof (error as any).plugin === 'string'
 }
 
-export function allFibers(ctx: Context): Fiber<Context>[] {
+export function allFibers(ctx: Context): Fiber[] {
   return [...ctx.registry.values()].flatMap((runtime) => [...runtime.fibers])
 }
 
 /** Fibers plugged (directly or not) under `ancestor`, not counting it. */
-export function fibersUnder(ctx: Context, ancestor: Fiber<Context>): Fiber<Context>[] {
+export function fibersUnder(ctx: Context, ancestor: Fiber): Fiber[] {
   return allFibers(ctx).filter((fiber) => {
     for (let parent = fiber.parent.fiber; ; parent = parent.parent.fiber) {
       if (parent === ancestor) return true
@@ -28,7 +31,7 @@ export function fibersUnder(ctx: Context, ancestor: Fiber<Context>): Fiber<Conte
 }
 
 /** Waits until none of `which` fibers is loading, including fibers they plug themselves. */
-export async function settleFibers(which: () => Fiber<Context>[]) {
+export async function settleFibers(which: () => Fiber[]) {
   for (let round = 0; round < 100; round++) {
     await new Promise((resolve) => setImmediate(resolve))
     const tasks = which().map((fiber) => fiber.inertia).filter(Boolean)
@@ -38,7 +41,7 @@ export async function settleFibers(which: () => Fiber<Context>[]) {
 }
 
 /** What a failed fiber's apply (or config check) threw; cordis keeps it on the fiber. */
-export function failureOf(fiber: Fiber<Context>): unknown {
+export function failureOf(fiber: Fiber): unknown {
   return (fiber as any)._error
 }
 

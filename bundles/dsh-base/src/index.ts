@@ -1,7 +1,5 @@
-import { resolve } from 'node:path'
 import type { Context } from 'cordis'
-import { z } from 'zod'
-import Tools, { strictConfig } from '@dshkit/tools'
+import Tools from '@dshkit/tools'
 import Session from '@dshkit/session'
 import SessionStoreJsonl from '@dshkit/session-store-jsonl'
 import AgentLoop from '@dshkit/agent-loop'
@@ -16,79 +14,56 @@ import SpillLocal from '@dshkit/spill-local'
 import SpillPolicy from '@dshkit/spill-policy'
 import Pruner from '@dshkit/compaction-tool-result-pruner'
 import Logger from '@cordisjs/plugin-logger'
-
+import { Config, type DshBaseConfigInput, type Provider } from './config.js'
 import { failureOf, fibersUnder, PluginStartError, settleFibers } from './fibers.js'
+import { conflictOfDefault, nameLaterConflicts } from './seams.js'
+
+// The services dsh-base provides come with their typings: importing only dsh-base types ctx.loop, ctx.fs, ctx.spill, ...
+export type { ToolRuntime } from '@dshkit/tools'
+export type { SessionService } from '@dshkit/session'
+export type { AgentLoop } from '@dshkit/agent-loop'
+export type { FsService } from '@dshkit/fs'
+export type { SpillService } from '@dshkit/spill'
+export type { UserApproval } from '@dshkit/user-approval'
+export type { ToolResultPruner } from '@dshkit/compaction-tool-result-pruner'
 
 export { bootConfigFile, bootEntries, readConfigFile, settle, BootError, type BootReport } from './boot.js'
 export { PluginStartError } from './fibers.js'
-
-/** `false` leaves the plugin out; anything else is that plugin's own config, checked by its own schema. */
-function part<S extends z.ZodType>(schema: S) {
-  return z.unknown().optional().transform((value, ctx): z.output<S> | false => {
-    if (value === false) return false
-    const parsed = schema.safeParse(value)
-    if (parsed.success) return parsed.data
-    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as any)
-    return z.NEVER
-  })
-}
+export { SeamConflictError, SEAMS, type Seam } from './seams.js'
+export { Config, type DshBaseConfig, type DshBaseConfigInput, type ProviderInput, type Provider, type Part } from './config.js'
+/** @deprecated the same type as `DshBaseConfigInput` */
+export type ConfigInput = DshBaseConfigInput
 
 export const name = 'dsh-base'
 
-/** File tools resolve relative paths against the first sandbox root unless fs-local names a cwd. */
-function cwdFromSandbox(raw: unknown) {
-  const config = { ...(raw && typeof raw === 'object' ? raw : {}) } as Record<string, any>
-  const roots = config['fs-sandbox']?.roots
-  const fsLocal = config['fs-local']
-  if (fsLocal !== false && fsLocal?.cwd === undefined && Array.isArray(roots) && typeof roots[0] === 'string') {
-    config['fs-local'] = { ...fsLocal, cwd: resolve(roots[0]) }
-  }
-  return config
-}
-
-export const Config = z.preprocess(cwdFromSandbox, strictConfig({
-  log: z.string().min(1).optional()
-    .describe('session log file (JSONL); given, @dshkit/session-store-jsonl keeps the session, else memory'),
-  tools: Tools.Config,
-  session: part(Session.Config),
-  'session-store-jsonl': part(SessionStoreJsonl.Config).optional(),
-  'agent-loop': part(AgentLoop.Config),
-  'fs-local': part(FsLocal.Config),
-  'fs-sandbox': part(FsSandbox.Config),
-  'tool-fs': part(ToolFs.Config),
-  'permission-policy': part(PermissionPolicy.Config),
-  'user-approval': part(UserApproval.Config),
-  'timeout-policy': part(TimeoutPolicy.Config),
-  'retry-policy': part(RetryPolicy.Config),
-  'spill-local': part(SpillLocal.Config),
-  'spill-policy': part(SpillPolicy.Config),
-  'compaction-tool-result-pruner': part(Pruner.Config),
-  logger: z.union([z.literal(false), z.record(z.string(), z.unknown())]).default(false)
-    .describe('@cordisjs/plugin-logger config; off by default (see README)'),
-}))
-export type Config = z.infer<typeof Config>
-/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
-export type ConfigInput = z.input<typeof Config>
-
-export async function apply(ctx: Context, input?: ConfigInput) {
+// An arrow: cordis calls a `function` declaration with `new`.
+export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
   const use = (plugin: any, value: unknown) => {
     if (value !== false) ctx.plugin(plugin, value)
   }
-  if (config.logger !== false) ctx.plugin(Logger as any, config.logger)
+  // A seam's own provider comes out of the config as `false` when yours replaces it.
+  const plug = (provider: Provider | undefined) => provider && ctx.plugin(provider.plugin, provider.config)
+  nameLaterConflicts(ctx)
+  if (config.logger) ctx.plugin(Logger as any, config.logger)
   ctx.plugin(Tools, config.tools)
-  // One session provider: the JSONL store when a log path is given, memory otherwise.
+  const { providers = {} } = config
+  // One session provider: yours, else the JSONL store when a log path is given, else memory.
   const jsonl = config['session-store-jsonl'] || (config.log ? { path: config.log } : undefined)
+  plug(providers.session)
   if (jsonl) use(SessionStoreJsonl, { ...jsonl, path: config.log ?? jsonl.path })
   else use(Session, config.session)
+  plug(providers.fs)
   use(FsLocal, config['fs-local'])
   use(FsSandbox, config['fs-sandbox'])
   use(ToolFs, config['tool-fs'])
   use(PermissionPolicy, config['permission-policy'])
+  plug(providers.approval)
   use(UserApproval, config['user-approval'])
   use(RetryPolicy, config['retry-policy'])
   use(TimeoutPolicy, config['timeout-policy'])
+  plug(providers.spill)
   use(SpillLocal, config['spill-local'])
   use(SpillPolicy, config['spill-policy'])
   use(Pruner, config['compaction-tool-result-pruner'])
@@ -102,7 +77,8 @@ async function startedOrThrow(ctx: Context) {
   await settleFibers(() => fibersUnder(ctx, own))
   for (const fiber of fibersUnder(ctx, own)) {
     const failure = failureOf(fiber)
-    if (failure !== undefined) throw new PluginStartError(fiber.name, failure)
+    if (failure === undefined) continue
+    throw conflictOfDefault(fiber.name, failure) ?? new PluginStartError(fiber.name, failure)
   }
 }
 

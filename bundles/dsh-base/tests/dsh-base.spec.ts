@@ -39,7 +39,7 @@ test('composes every plugin: services up, file tools and spill_read registered, 
     { callId: 'b', name: 'fs_read', arguments: { path: '/etc/hostname' } },
   ])
   expect(results[0]).toMatchObject({ isError: false })
-  expect(results[0].content[0].text).toContain('hello from the workspace')
+  expect((results[0].content[0] as { text: string }).text).toContain('hello from the workspace')
   expect(results[1]).toMatchObject({ isError: true, error: { code: 'DENIED', source: 'fs-sandbox' } })
 })
 

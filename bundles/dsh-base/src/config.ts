@@ -1,0 +1,131 @@
+import { resolve } from 'node:path'
+import type { Plugin } from 'cordis'
+import { z } from 'zod'
+import Tools, { strictConfig } from '@dshkit/tools'
+import Session from '@dshkit/session'
+import SessionStoreJsonl from '@dshkit/session-store-jsonl'
+import AgentLoop from '@dshkit/agent-loop'
+import FsLocal from '@dshkit/fs-local'
+import FsSandbox from '@dshkit/fs-sandbox'
+import ToolFs from '@dshkit/tool-fs'
+import PermissionPolicy from '@dshkit/permission-policy'
+import UserApproval from '@dshkit/user-approval'
+import TimeoutPolicy from '@dshkit/timeout-policy'
+import RetryPolicy from '@dshkit/retry-policy'
+import SpillLocal from '@dshkit/spill-local'
+import SpillPolicy from '@dshkit/spill-policy'
+import Pruner from '@dshkit/compaction-tool-result-pruner'
+import { SEAMS, type Seam } from './seams.js'
+
+/** A composed plugin's key: `false` leaves it out, anything else is that plugin's own config (its own input type). */
+export type Part<S extends z.ZodType> = z.ZodOptional<z.ZodType<z.output<S> | false, z.input<S> | false>>
+
+/** Checked by the plugin's own schema, so every issue keeps its full path (`fs-sandbox.readOnlyRoots`). */
+function part<S extends z.ZodType>(schema: S): Part<S> {
+  return z.unknown().optional().transform((value, ctx): z.output<S> | false => {
+    if (value === false) return false
+    const parsed = schema.safeParse(value)
+    if (parsed.success) return parsed.data
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as any)
+    return z.NEVER
+  }) as unknown as Part<S>
+}
+
+const isObject = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null
+
+const isPlugin = (value: unknown): value is Plugin =>
+  typeof value === 'function' || (typeof value === 'object' && value !== null && typeof (value as any).apply === 'function')
+
+const PluginValue = z.custom<Plugin>(isPlugin, 'must be a cordis plugin (a function, a class, or an object with apply)')
+
+/** A seam provider you plug instead of dsh-base's own: the plugin, or `{ plugin, config }`. */
+export type ProviderInput = Plugin | { plugin: Plugin; config?: unknown }
+export interface Provider { plugin: Plugin; config?: unknown }
+
+const ProviderEntry = strictConfig({ plugin: PluginValue, config: z.unknown().optional() })
+const provider = (seam: Seam) => z.unknown().transform((value, ctx): Provider => {
+  if (isPlugin(value)) return { plugin: value }
+  if (!isObject(value)) {
+    ctx.addIssue({ code: 'custom', message: 'must be a cordis plugin (a function, a class, or an object with apply), or { plugin, config }' })
+    return z.NEVER
+  }
+  const parsed = ProviderEntry.safeParse(value)
+  if (parsed.success) return parsed.data
+  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as any)
+  return z.NEVER
+}).optional().describe(`a plugin providing ctx.${seam}, plugged instead of ${SEAMS[seam].defaults.join(' / ')}`) as unknown as z.ZodOptional<z.ZodType<Provider, ProviderInput>>
+
+const Providers = strictConfig({
+  fs: provider('fs'),
+  spill: provider('spill'),
+  session: provider('session'),
+  approval: provider('approval'),
+})
+
+/** File tools resolve relative paths against the first sandbox root unless fs-local names a cwd. */
+function cwdFromSandbox(config: Record<string, any>) {
+  if (!isObject(config)) return config
+  const roots = config['fs-sandbox']?.roots
+  const fsLocal = config['fs-local']
+  if (config.providers?.fs || fsLocal === false || fsLocal?.cwd !== undefined) return config
+  if (!Array.isArray(roots) || typeof roots[0] !== 'string') return config
+  return { ...config, 'fs-local': { ...fsLocal, cwd: resolve(roots[0]) } }
+}
+
+/** Configuring dsh-base's own provider of a seam you replace is a mistake: say so rather than drop that config. */
+function refuseReplacedDefaults(raw: unknown, ctx: z.RefinementCtx) {
+  if (!isObject(raw)) return
+  const config = raw as Record<string, any>
+  for (const seam of Object.keys(SEAMS) as Seam[]) {
+    if (!config.providers?.[seam]) continue
+    for (const key of SEAMS[seam].keys) {
+      if (config[key] === undefined || config[key] === false) continue
+      const fix = key === 'log' ? `remove "${key}"` : `remove "${key}" or set it to false`
+      ctx.addIssue({ code: 'custom', path: [key], message: `configures dsh-base's own ${seam} provider, which providers.${seam} replaces; ${fix}` })
+    }
+  }
+}
+
+/** A replaced seam's own providers come out `false`, so the parsed config says what apply plugs (and parses again the same). */
+function leaveOutReplacedDefaults<C extends Record<string, any>>(config: C): C {
+  const out: Record<string, any> = { ...config }
+  for (const seam of Object.keys(SEAMS) as Seam[]) {
+    if (!config.providers?.[seam]) continue
+    for (const key of SEAMS[seam].keys) if (key !== 'log') out[key] = false
+  }
+  return out as C
+}
+
+const Shape = strictConfig({
+  log: z.string().min(1).optional()
+    .describe('session log file (JSONL); given, @dshkit/session-store-jsonl keeps the session, else memory'),
+  providers: Providers.optional().describe('your own provider for a seam dsh-base provides (fs, spill, session, approval)'),
+  tools: Tools.Config,
+  session: part(Session.Config),
+  'session-store-jsonl': part(SessionStoreJsonl.Config).optional(), // its path is required: left out, it stays out
+  'agent-loop': part(AgentLoop.Config),
+  'fs-local': part(FsLocal.Config),
+  'fs-sandbox': part(FsSandbox.Config),
+  'tool-fs': part(ToolFs.Config),
+  'permission-policy': part(PermissionPolicy.Config),
+  'user-approval': part(UserApproval.Config),
+  'timeout-policy': part(TimeoutPolicy.Config),
+  'retry-policy': part(RetryPolicy.Config),
+  'spill-local': part(SpillLocal.Config),
+  'spill-policy': part(SpillPolicy.Config),
+  'compaction-tool-result-pruner': part(Pruner.Config),
+  logger: z.union([z.literal(false), z.record(z.string(), z.unknown())]).optional()
+    .describe('@cordisjs/plugin-logger config; off by default (see README)'),
+})
+
+/** What a user (or a preset nesting dsh-base) passes: every key optional, each typed by its package's own Config. */
+export type DshBaseConfigInput = z.input<typeof Shape>
+/** The validated config `apply` works from. */
+export type DshBaseConfig = z.output<typeof Shape>
+
+export const Config: z.ZodType<DshBaseConfig, DshBaseConfigInput> = z.unknown()
+  .transform((raw) => (raw ?? {}) as Record<string, any>)
+  .superRefine(refuseReplacedDefaults)
+  .transform(cwdFromSandbox)
+  .pipe(Shape)
+  .transform(leaveOutReplacedDefaults) as any
