@@ -236,7 +236,7 @@ async function main() {
     await writeFile(join(project, 'tsconfig.json'), JSON.stringify({
       compilerOptions: {
         target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', strict: true, noEmit: true,
-        skipLibCheck: true, types: ['node'], lib: ['ES2023'],
+        skipLibCheck: false, types: ['node'], lib: ['ES2023'],
       },
       files: ['check.ts'],
     }, null, 2))

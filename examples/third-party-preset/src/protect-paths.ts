@@ -1,7 +1,8 @@
 import { relative, resolve, sep } from 'node:path'
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import { strictConfig, type FsAccess, type ToolExecution } from '@dshkit/tools'
+import { isCallOf, strictConfig, type FsAccess } from '@dshkit/tools'
+import type {} from '@dshkit/tool-fs' // its ToolInputs (fs_write's input type for isCallOf)
 
 const prefix = z.string().min(1, 'a path prefix must not be empty')
 
@@ -21,12 +22,6 @@ function under(prefix: string, path: string): boolean {
   return path === clean || path.startsWith(clean + '/')
 }
 
-/** The text an fs_write would write, from the parsed input (tool-fs does not declare its ToolInputs yet). */
-function writtenContent(exec: ToolExecution): string | undefined {
-  const content = exec.name === 'fs_write' ? (exec.input as { content?: unknown } | undefined)?.content : undefined
-  return typeof content === 'string' ? content : undefined
-}
-
 export const apply = (ctx: Context, input?: ConfigInput) => {
   const config = Config.parse(input)
   const definitions = ctx.tools.definitions
@@ -43,9 +38,9 @@ export const apply = (ctx: Context, input?: ConfigInput) => {
     if (inner.kind !== 'allow') return inner
     const guarded = paths.find(({ path, access }) => access === 'write' && config.askWrites.some((p) => under(p, path)))
     if (guarded) return { kind: 'ask', reason: `${exec.name} would write ${guarded.path}` }
-    const content = writtenContent(exec)
-    if (config.maxWriteChars !== undefined && content !== undefined && content.length > config.maxWriteChars) {
-      return { kind: 'ask', reason: `${exec.name} of ${content.length} characters to ${paths[0].path}` }
+    // isCallOf narrows exec.input to fs_write's parsed input (tool-fs declares it in ToolInputs).
+    if (config.maxWriteChars !== undefined && isCallOf(exec, 'fs_write') && exec.input.content.length > config.maxWriteChars) {
+      return { kind: 'ask', reason: `fs_write of ${exec.input.content.length} characters to ${exec.input.path}` }
     }
     return inner
   })
