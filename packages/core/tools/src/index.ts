@@ -9,6 +9,7 @@ export { toolFailure, applyPostDecision, replaceDecision, renderValue, isToolErr
 export { joinText, replaceText, BOUNDS_OUTPUT } from './content.js'
 export { fuseSignals, neverAborted } from './signals.js'
 export { strictConfig, unknownKeyMessage, closestKey, editDistance, type StrictConfigOptions } from './config.js'
+export { escapeControls } from './terminal.js'
 export { Config, ToolRuntime }
 
 export const name = 'tools'

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net'
 import { StringDecoder } from 'node:string_decoder'
 import type { ApprovalRequest } from '@dshkit/tools'
+import { previewJson, previewText } from './preview.js'
 import type { ApprovalResponse, Responder } from './types.js'
 
 export interface TtyOptions {
@@ -10,6 +11,8 @@ export interface TtyOptions {
   output?: NodeJS.WritableStream
   /** The arguments are shown as JSON cut to this many characters (default 400). */
   maxArgumentChars?: number
+  /** Each string in the arguments is cut to this many characters, so the keys after a huge value still show (default 120). */
+  maxValueChars?: number
 }
 
 interface Job {
@@ -22,6 +25,8 @@ interface Job {
 // How long input is read and dropped before a prompt is drawn: long enough for the event loop to
 // read whatever the terminal or pipe already held, too short for a human to notice.
 const SETTLE_MS = 30
+// Tool names, sources and reasons are free text too: bounded like the arguments.
+const MAX_TEXT_CHARS = 400
 // A key held down keeps input coming; draw the prompt anyway after this many extra loop turns.
 const MAX_SETTLE_TURNS = 50
 
@@ -38,6 +43,7 @@ export class TtyResponder {
   private readonly input: NodeJS.ReadableStream
   private readonly output: NodeJS.WritableStream
   private readonly maxArgumentChars: number
+  private readonly maxValueChars: number
   private readonly queue: Job[] = []
   private current: Job | undefined
   private closed: string | undefined
@@ -56,6 +62,7 @@ export class TtyResponder {
     this.input = options.input ?? process.stdin
     this.output = options.output ?? process.stdout
     this.maxArgumentChars = options.maxArgumentChars ?? 400
+    this.maxValueChars = options.maxValueChars ?? 120
   }
 
   /** The responder function to hand to the approval service. */
@@ -227,9 +234,7 @@ export class TtyResponder {
   }
 
   private argumentsText(args: unknown): string {
-    const json = clean(JSON.stringify(args) ?? 'null')
-    if (json.length <= this.maxArgumentChars) return json
-    return `${json.slice(0, this.maxArgumentChars)}… (${json.length - this.maxArgumentChars} more characters)`
+    return previewJson(args, { maxChars: this.maxArgumentChars, maxValueChars: this.maxValueChars })
   }
 
   private write(text: string) {
@@ -255,8 +260,7 @@ function inputGone(input: NodeJS.ReadableStream): string | undefined {
   if (stream.readableEnded || stream.destroyed) return 'the terminal input is closed, so no one can answer'
 }
 
-// Model-written arguments must not move the cursor or recolour the prompt.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g
+// Model-written names and reasons must not move the cursor, recolour or reorder the prompt.
 function clean(text: string): string {
-  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).replace(/\n/g, '\\n')
+  return previewText(text, MAX_TEXT_CHARS)
 }

@@ -5,7 +5,7 @@ import { z } from 'zod'
 import UserApproval, { type Config } from '../src/index.js'
 
 /** Tools `shell` and `fs_write` that record their runs, a plugin that asks about every call, and user-approval. */
-export async function setup(config: Partial<Config>) {
+export async function setup(config: Partial<Config>, asker: { reason?: string } = {}) {
   const ctx = new Context()
   await ctx.plugin(Tools)
   const ran: string[] = []
@@ -16,7 +16,7 @@ export async function setup(config: Partial<Config>) {
       for (const name of ['shell', 'fs_write']) {
         ctx.tools.register({ name, description: name, parameters: z.any(), execute: () => (ran.push(name), 'ran') })
       }
-      ctx.on('tools/pre-execute', async () => ({ kind: 'ask', reason: 'needs a human' }))
+      ctx.on('tools/pre-execute', async () => ({ kind: 'ask', reason: asker.reason ?? 'needs a human' }))
     },
   })
   const fiber = ctx.plugin(UserApproval, config as Config)
