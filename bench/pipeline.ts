@@ -18,8 +18,13 @@ async function boot(listeners: number) {
       ctx.on('tools/pre-execute', passPre)
       ctx.on('tools/execute', passExec)
       ctx.on('tools/post-execute', passPost)
+      // The baseline's copies: the tools runtime keeps tools/* listeners in its own lists, so bare ctx.waterfall gets its own events.
+      ctx.on('bench/pre-execute' as any, passPre)
+      ctx.on('bench/execute' as any, passExec)
+      ctx.on('bench/post-execute' as any, passPost)
     }
     ctx.on('tools/result', observe)
+    ctx.on('bench/result' as any, observe)
   })
 }
 
@@ -44,10 +49,10 @@ for (const listeners of [0, 8]) {
   const timings = await compare({
     dshkit: () => tools.execute(input),
     waterfall: async () => {
-      await ctx.waterfall('tools/pre-execute', exec, async () => ALLOW)
-      const r = await ctx.waterfall('tools/execute', exec, async () => result)
-      await ctx.waterfall('tools/post-execute', exec, r, async () => ACCEPT)
-      ctx.emit('tools/result', exec, r)
+      await ctx.waterfall('bench/pre-execute' as any, exec, async () => ALLOW)
+      const r = await ctx.waterfall('bench/execute' as any, exec, async () => result)
+      await ctx.waterfall('bench/post-execute' as any, exec, r, async () => ACCEPT)
+      ctx.emit('bench/result' as any, exec, r)
     },
     compose: async () => {
       await pre([exec], async () => ALLOW)

@@ -6,9 +6,10 @@ import {
 } from './results.js'
 import { fuseSignals, neverAborted, onAbort } from './signals.js'
 import { claimPost } from './post.js'
-import { isAbortSignal, makeExecution, prepareCall, preparedBy, type RegisteredTool } from './prepare.js'
+import { isAbortSignal, makeExecution, prepareCall, preparedBy, type Checked, type RegisteredTool } from './prepare.js'
 export type { RegisteredTool } from './prepare.js'
-import { isListenerError, runWaterfall } from './waterfall.js'
+import { hookSource, isListenerError, runWaterfall } from './waterfall.js'
+import type { ListenerLists, ToolEvent } from './listeners.js'
 import type {
   ApprovalService, ContextMessage, ExecuteInput, PreparedCall, PreToolDecision,
   ToolDefinition, ToolExecution, ToolExecutionResult, ToolFailure, ToolGuard,
@@ -23,7 +24,8 @@ export interface PipelineState {
   guards: Set<RegisteredGuard>
   /** Plugins that declared `boundsOutput()`. */
   bounders: Set<{ source: string }>
-  hooks: Record<string | symbol, Hook[] | undefined>
+  /** Our own listener lists for the tools/* events (see listeners.ts), shared by every runtime of the app. */
+  hooks: ListenerLists
   /** cordis's scoping rule for this runtime: whether a listener belongs to the same `tools` scope (see `ctx.isolate`). */
   inScope(hook: Hook): boolean
   approval(): ApprovalService | undefined
@@ -35,11 +37,15 @@ const allow = async () => ALLOW
 const noop = () => {}
 
 /** The listeners of `event` that cordis would dispatch to for this runtime, in order; undefined when none. */
-function listeners(state: PipelineState, event: string): Hook[] | undefined {
+function listeners(state: PipelineState, event: ToolEvent): Hook[] | undefined {
   const hooks = state.hooks[event]
   if (!hooks?.length) return
   const scoped = hooks.filter(state.inScope)
   return scoped.length ? scoped : undefined
+}
+
+export function listenerNames(state: PipelineState, event: ToolEvent): string[] {
+  return (listeners(state, event) ?? []).map(hookSource)
 }
 
 function reportTo(state: PipelineState, event: string) {
@@ -48,14 +54,14 @@ function reportTo(state: PipelineState, event: string) {
 
 /** Steps 1–10 of the pipeline; never throws, always one frozen result and one `tools/result`. */
 export async function runPipeline(state: PipelineState, input: ExecuteInput | PreparedCall): Promise<ToolExecutionResult> {
-  let call: PreparedCall | Promise<PreparedCall>
+  let call: Checked | Promise<Checked>
   const known = preparedBy(input)
   // Prepared against a registration that is gone or replaced since: prepare again against the current one.
-  if (known && state.tools.get((input as PreparedCall).name) === known.entry) call = input as PreparedCall
+  if (known && state.tools.get((input as PreparedCall).name) === known.entry) call = { ...input as PreparedCall, entry: known.entry }
   else call = prepareCall(state.tools, known ? known.raw : input as ExecuteInput)
-  if (!isPrepared(call)) call = await call
+  if (call instanceof Promise) call = await call
   const exec = makeExecution(call)
-  const entry = preparedBy(call)!.entry
+  const { entry } = call
   let result: ToolExecutionResult
   try {
     result = call.failure ?? await judge(state, exec, entry!)
@@ -65,10 +71,6 @@ export async function runPipeline(state: PipelineState, input: ExecuteInput | Pr
     result = decided(toolFailure('PIPELINE_ERROR', `internal error in @dshkit/tools: ${errorMessage(error)}`, 'tools'), 'registry')
   }
   return finish(state, exec, entry?.def, result)
-}
-
-function isPrepared(call: PreparedCall | Promise<PreparedCall>): call is PreparedCall {
-  return !(call instanceof Promise)
 }
 
 async function judge(state: PipelineState, exec: ToolExecution, entry: RegisteredTool) {

@@ -1,8 +1,9 @@
 import { Context, Service, type Hook } from 'cordis'
 import { z } from 'zod'
 import { checkDefinition } from './define.js'
-import { runPipeline, type PipelineState, type RegisteredGuard, type RegisteredTool } from './pipeline.js'
-import { prepareCall } from './prepare.js'
+import { listenerNames, runPipeline, type PipelineState, type RegisteredGuard, type RegisteredTool } from './pipeline.js'
+import { prepareCall, publish } from './prepare.js'
+import { listenerLists, TOOL_EVENTS, type ToolEvent } from './listeners.js'
 import type {
   DispatchOptions, ExecuteInput, PostToolDecision, PreparedCall, PreToolDecision, ToolDefinition, ToolExecution,
   ToolExecutionResult, ToolGuard, ToolSchema,
@@ -60,14 +61,14 @@ export class ToolRuntime extends Service {
       tools: new Map<string, RegisteredTool>(),
       guards: new Set<RegisteredGuard>(),
       bounders: new Set(),
-      hooks: ctx.events._hooks,
+      hooks: listenerLists(ctx),
       inScope,
       approval: () => ctx.get('approval'),
       logger: ctx.logger('tools'),
     }
     // An own closure, so the hot path never reads `this` through cordis's service proxy.
     this.execute = (input) => runPipeline(state, input)
-    this.prepare = async (input) => prepareCall(state.tools, input)
+    this.prepare = async (input) => publish(await prepareCall(state.tools, input), input)
   }
 
   /** Adds a tool for as long as the calling plugin lives. */
@@ -119,6 +120,12 @@ export class ToolRuntime extends Service {
       return () => void guards.delete(entry)
     }, 'tools.guard()')
     return () => void dispose()
+  }
+
+  /** The plugins listening to a tools/* event in this runtime's scope, outermost first (the order they run in). */
+  listeners(event: ToolEvent): string[] {
+    if (!TOOL_EVENTS.includes(event)) throw new TypeError(`listeners() takes one of ${TOOL_EVENTS.join(', ')}; got ${JSON.stringify(event)}`)
+    return listenerNames(this.state, event)
   }
 
   get(name: string): ToolDefinition | undefined {

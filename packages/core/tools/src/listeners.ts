@@ -1,0 +1,40 @@
+import type { Context, Hook } from 'cordis'
+
+/** The events whose listeners the runtime keeps itself, so dispatch never reads cordis' private hook lists. */
+export const TOOL_EVENTS = ['tools/pre-execute', 'tools/execute', 'tools/post-execute', 'tools/result'] as const
+export type ToolEvent = typeof TOOL_EVENTS[number]
+
+export type ListenerLists = Record<ToolEvent, Hook[]>
+
+const isToolEvent = (name: unknown): name is ToolEvent => (TOOL_EVENTS as readonly unknown[]).includes(name)
+
+// One set of lists per app (root context), shared by every runtime in it and kept across runtime restarts,
+// the way cordis keeps one hook list per events service; each runtime filters by its isolation scope at dispatch.
+const perRoot = new WeakMap<object, ListenerLists>()
+
+/**
+ * Takes over registration of the tools/* events through cordis' public `internal/listener` bail event:
+ * a listener goes into our list as an effect of the registering plugin's fiber (so it goes with it), with
+ * the same record and order cordis would keep (`prepend` outside, others inside).
+ */
+export function listenerLists(ctx: Context): ListenerLists {
+  const root = ctx.root
+  let lists = perRoot.get(root)
+  if (lists) return lists
+  const own: ListenerLists = lists = { 'tools/pre-execute': [], 'tools/execute': [], 'tools/post-execute': [], 'tools/result': [] }
+  perRoot.set(root, own)
+  root.on('internal/listener', function (this: Context, name: unknown, callback: (...args: any[]) => any, options: unknown) {
+    if (!isToolEvent(name)) return
+    const opts = (typeof options === 'object' && options ? options : { prepend: !!options }) as { prepend?: boolean; global?: boolean }
+    const list = own[name]
+    const hook = { ctx: this, callback, ...opts } as Hook
+    return this.fiber.effect(() => {
+      list[opts.prepend ? 'unshift' : 'push'](hook)
+      return () => {
+        const index = list.indexOf(hook)
+        if (index >= 0) list.splice(index, 1)
+      }
+    }, `ctx.on(${JSON.stringify(name)})`)
+  }, { global: true })
+  return lists
+}

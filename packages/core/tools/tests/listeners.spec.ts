@@ -1,0 +1,56 @@
+import { Context } from 'cordis'
+import { expect, test } from 'vitest'
+import Tools from '../src/index.js'
+import { call, echo, plug, setup } from './helpers.js'
+
+const deny = (reason: string) => async () => ({ kind: 'deny' as const, reason })
+
+test('the disposer ctx.on returns removes the listener: the next call is no longer affected', async () => {
+  const { ctx } = await setup()
+  let off!: () => void
+  await plug(ctx, 'p', (ctx) => {
+    ctx.tools.register(echo)
+    off = ctx.on('tools/pre-execute', deny('no'))
+  })
+  expect(await ctx.tools.execute(call())).toMatchObject({ error: { code: 'DENIED' } })
+  off()
+  expect(await ctx.tools.execute(call())).toMatchObject({ isError: false })
+})
+
+test('disposing the plugin removes its listeners from every tools/* event', async () => {
+  const { ctx } = await setup()
+  const seen: string[] = []
+  await plug(ctx, 'tools-owner', (ctx) => void ctx.tools.register(echo))
+  const fiber = await plug(ctx, 'policy', (ctx) => {
+    ctx.on('tools/pre-execute', (_e, next) => (seen.push('pre'), next()))
+    ctx.on('tools/execute', (_e, next) => (seen.push('execute'), next()))
+    ctx.on('tools/post-execute', (_e, _r, next) => (seen.push('post'), next()))
+    ctx.on('tools/result', () => void seen.push('result'))
+  })
+  await ctx.tools.execute(call())
+  expect(seen).toEqual(['pre', 'execute', 'post', 'result'])
+  await fiber.dispose()
+  await ctx.tools.execute(call())
+  expect(seen).toHaveLength(4)
+  expect(ctx.tools.listeners('tools/pre-execute')).toEqual([])
+})
+
+test('listeners() names the plugins in the order they run: prepend outermost', async () => {
+  const { ctx } = await setup()
+  await plug(ctx, 'first', (ctx) => void ctx.on('tools/post-execute', (_e, _r, next) => next()))
+  await plug(ctx, 'second', (ctx) => void ctx.on('tools/post-execute', (_e, _r, next) => next()))
+  await plug(ctx, 'outermost', (ctx) => void ctx.on('tools/post-execute', (_e, _r, next) => next(), { prepend: true }))
+  expect(ctx.tools.listeners('tools/post-execute')).toEqual(['outermost', 'first', 'second'])
+  expect(() => ctx.tools.listeners('tools/other' as any)).toThrow(/listeners\(\) takes one of tools\/pre-execute/)
+})
+
+test('a listener of a plugin that does not depend on tools survives the tools runtime restarting', async () => {
+  const ctx = new Context()
+  const runtime = ctx.plugin(Tools)
+  await runtime
+  await ctx.plugin({ name: 'standalone', apply: (ctx: Context) => void ctx.on('tools/pre-execute', deny('standalone says no')) })
+  await runtime.dispose()
+  await ctx.plugin(Tools)
+  await plug(ctx, 'tools-owner', (ctx) => void ctx.tools.register(echo))
+  expect(await ctx.tools.execute(call())).toMatchObject({ error: { code: 'DENIED', source: 'standalone' } })
+})
