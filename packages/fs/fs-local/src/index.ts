@@ -1,24 +1,14 @@
 import type { Context } from 'cordis'
-import { z } from 'zod'
-import { strictConfig } from '@dshkit/tools'
+import { Config, type ConfigInput } from './config.js'
 import { LocalFs } from './local.js'
 
 export { LocalFs, type LocalFsOptions } from './local.js'
+export { Config, type ConfigInput } from './config.js'
 
 export const name = 'fs-local'
 
-export const Config = strictConfig({
-  cwd: z.string().min(1, 'cwd must be a directory path').default(() => process.cwd())
-    .describe('Directory relative paths resolve against (itself resolved against process.cwd()).'),
-  maxReadBytes: z.number().int('maxReadBytes must be a whole number of bytes').positive('maxReadBytes must be positive').default(10 * 1024 * 1024)
-    .describe('Largest file (or slice of lines) one read may return; larger reads fail with FS_TOO_LARGE.'),
-}).prefault({})
-export type Config = z.infer<typeof Config>
-/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
-export type ConfigInput = z.input<typeof Config>
-
-export function apply(ctx: Context, config?: ConfigInput) {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
+export const apply = (ctx: Context, config?: ConfigInput) => {
   new LocalFs(ctx, Config.parse(config))
 }
 
