@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { definePlugin } from '@dshkit/tools'
 import { Config } from './config.js'
 import { provideSession } from './service.js'
 import { MemorySessionStore } from './store.js'
@@ -15,4 +16,4 @@ export const apply = async (ctx: Context, config?: Config) => {
   await provideSession(ctx, config?.store ?? new MemorySessionStore())
 }
 
-export default { name, Config, apply }
+export default definePlugin({ name, Config, apply })

@@ -1,8 +1,10 @@
 import { Context, ValidationError } from 'cordis'
 import { describe, expect, test } from 'vitest'
+// By package name (the built lib/), not ../src: dependents' tests type-check against lib/, and two copies of a
+// class-typed `ctx.session` in one program would clash. `pnpm test` builds before it runs.
 import Session, {
   MemorySessionStore, OUTCOME_UNKNOWN, pendingCallsOf, provideSession, type SessionEvent, type SessionStore,
-} from '../src/index.js'
+} from '@dshkit/session'
 
 const at = '2025-01-01T00:00:00.000Z'
 const call = (callId: string, name = 'fs_write'): SessionEvent => ({ type: 'tool/call', callId, name, arguments: { path: 'a' }, time: at })
@@ -246,7 +248,7 @@ test('disposal: the service is gone and a held reference refuses to append', asy
 
 test('config validation: a store that is not a SessionStore', async () => {
   const ctx = new Context()
-  const error = await ctx.plugin(Session, { store: { load() {} } } as any).then(() => undefined, (e) => e)
+  const error = await ctx.plugin(Session, { store: { load() {} } } as any).then(() => undefined, (e: Error) => e)
   expect(error).toBeInstanceOf(ValidationError)
   expect(error.message).toMatch(/store must be a SessionStore: an object with load\(\), append\(event\)/)
 })

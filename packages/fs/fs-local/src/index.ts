@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { definePlugin } from '@dshkit/tools'
 import { Config, type ConfigInput } from './config.js'
 import { LocalFs } from './local.js'
 
@@ -12,4 +13,4 @@ export const apply = (ctx: Context, config?: ConfigInput) => {
   new LocalFs(ctx, Config.parse(config))
 }
 
-export default { name, Config, apply }
+export default definePlugin({ name, Config, apply })

@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import { expect, test } from 'vitest'
+// By package name (the built lib/), not ../src: dependents' tests type-check against lib/, and two copies of a
+// class-typed `ctx.fs` in one program would clash. `pnpm test` builds before it runs.
 import {
   FsError, FsService, isWithin, resolveRealPath, resolveRealPathSync, toFsError, type FsCheckRequest, type FsEntry, type FsStat,
   type TextSlice, type WriteResult, type EditResult,
-} from '../src/index.js'
+} from '@dshkit/fs'
 
 /** The smallest provider: it only runs the checks, so the seam's own behaviour is what is tested. */
 class ProbeFs extends FsService {

@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
+import { definePlugin } from '@dshkit/tools'
 import type {} from '@dshkit/fs'
-import type {} from '@dshkit/tools'
 import { Config } from './config.js'
 import { fsTools } from './tools.js'
 
@@ -18,4 +18,4 @@ export const apply = (ctx: Context, _config?: Config) => {
   for (const def of fsTools(() => fs)) ctx.tools.register(def)
 }
 
-export default { name, inject, Config, apply }
+export default definePlugin({ name, inject, Config, apply })

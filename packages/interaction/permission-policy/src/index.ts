@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { definePlugin } from '@dshkit/tools'
 import type { FsService } from '@dshkit/fs'
 import { Config, type ConfigInput } from './config.js'
 import { pathArguments } from './paths.js'
@@ -42,4 +43,4 @@ export const apply = (ctx: Context, input?: ConfigInput) => {
   }
 }
 
-export default { name, inject, Config, apply }
+export default definePlugin({ name, inject, Config, apply })

@@ -1,26 +1,19 @@
-import { Context } from 'cordis'
 import { z } from 'zod'
-import Tools, { type ApprovalRequest } from '@dshkit/tools'
-import PermissionPolicy, { type Config } from '../src/index.js'
+import type { ApprovalRequest, ApprovalAnswer } from '@dshkit/tools'
+import { boot } from '@dshkit/testing'
+import PermissionPolicy, { type ConfigInput } from '../src/index.js'
 
-/** A context with the tools service, an `fs_write` and a `shell` tool that record runs, and the policy. */
-export async function setup(config: Partial<Config> | undefined, approve?: (req: ApprovalRequest) => Promise<any>) {
-  const ctx = new Context()
-  await ctx.plugin(Tools)
+export type Approve = (req: ApprovalRequest) => Promise<unknown>
+
+/** A context with the tools service, `fs_write`, `fs_read` and `shell` tools that record runs, and the policy. */
+export async function setup(config: ConfigInput | undefined, approve?: Approve) {
   const ran: string[] = []
   const asked: ApprovalRequest[] = []
-  if (approve) ctx.provide('approval', { request: (req: ApprovalRequest) => (asked.push(req), approve(req)) })
-  await ctx.plugin({
-    name: 'test-tools',
-    inject: ['tools'],
-    apply(ctx) {
-      for (const name of ['fs_write', 'fs_read', 'shell']) {
-        ctx.tools.register({ name, description: name, parameters: z.any(), execute: () => (ran.push(name), 'ok') })
-      }
-    },
-  })
-  const fiber = ctx.plugin(PermissionPolicy, config as Config)
-  await fiber
+  const tools = ['fs_write', 'fs_read', 'shell'].map((name) => ({ name, description: name, parameters: z.any(), execute: () => (ran.push(name), 'ok') }))
+  const booted = await boot({ tools })
+  const { ctx } = booted
+  if (approve) ctx.provide('approval', { request: (req: ApprovalRequest) => (asked.push(req), approve(req) as Promise<ApprovalAnswer>) })
+  const fiber = await booted.plug(PermissionPolicy, config)
   const run = (name: string, args: unknown = {}) => ctx.tools.execute({ callId: 'c', name, arguments: args })
   return { ctx, fiber, ran, asked, run }
 }

@@ -1,20 +1,22 @@
-import { mkdir, mkdtemp, readFile, realpath, symlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
-import { Context } from 'cordis'
+import type { Context } from 'cordis'
 import fc from 'fast-check'
 import LocalFs from '@dshkit/fs-local'
 import ToolFs from '@dshkit/tool-fs'
-import Tools, { defineTool } from '@dshkit/tools'
-import { expect, test } from 'vitest'
+import { defineTool } from '@dshkit/tools'
+import { boot, cleanup, tempDir } from '@dshkit/testing'
+import { afterEach, expect, test } from 'vitest'
 import { z } from 'zod'
 import PermissionPolicy, { type ConfigInput } from '../src/index.js'
 
 const PACKAGE = '{"name":"protected"}'
 
+afterEach(cleanup)
+
 /** A real workspace (cwd of fs-local) with the real fs tools and the policy; `alias` is a symlink to package.json. */
 async function workspace(config: (root: string) => ConfigInput) {
-  const base = await realpath(await mkdtemp(join(tmpdir(), 'dshkit-permission-paths-')))
+  const base = await tempDir('dshkit-permission-paths-')
   const root = join(base, 'work')
   await mkdir(join(root, 'sub'), { recursive: true })
   await mkdir(join(root, 'src'))
@@ -25,11 +27,7 @@ async function workspace(config: (root: string) => ConfigInput) {
   await writeFile(join(root, 'secrets', 'key'), 'key')
   await symlink('package.json', join(root, 'alias'))
   await symlink('../package.json', join(root, 'src', 'manifest'))
-  const ctx = new Context()
-  await ctx.plugin(Tools)
-  await ctx.plugin(LocalFs, { cwd: root })
-  await ctx.plugin(ToolFs)
-  await ctx.plugin(PermissionPolicy, config(root))
+  const { ctx } = await boot({ plugins: [[LocalFs, { cwd: root }], ToolFs, [PermissionPolicy, config(root)]] })
   let n = 0
   const run = (name: string, args: Record<string, unknown>) => ctx.tools.execute({ callId: `c${++n}`, name, arguments: args })
   const unchanged = async () => {

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import type { Context } from 'cordis'
+import { definePlugin } from '@dshkit/tools'
 import { provideSession } from '@dshkit/session'
 import { Config } from './config.js'
 import { JsonlSessionStore } from './store.js'
@@ -18,4 +19,4 @@ export const apply = async (ctx: Context, config: Config) => {
   await provideSession(ctx, new JsonlSessionStore(resolve(config.path), { warn: (message) => logger.warn(message), maxBytes: config.maxBytes }))
 }
 
-export default { name, Config, apply }
+export default definePlugin({ name, Config, apply })

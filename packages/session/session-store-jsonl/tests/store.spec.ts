@@ -96,7 +96,7 @@ describe('torn and corrupt files', () => {
     const content = line(call('c1')) + '{"type":"tool/res\n' + line(result('c1'))
     await writeFile(path, content)
     const ctx = new Context()
-    const error = await ctx.plugin(SessionStoreJsonl, { path }).then(() => undefined, (e) => e)
+    const error = await ctx.plugin(SessionStoreJsonl, { path }).then(() => undefined, (e: Error) => e)
     expect(error).toBeInstanceOf(SessionLogCorruptError)
     expect(error.message).toContain(`session log ${path} line 2 is not a valid session event`)
     expect(error.message).toMatch(/not a torn write: fix or remove that line/)
@@ -136,7 +136,7 @@ describe('one writer per file', () => {
     const path = join(dir, 's.jsonl')
     const first = await open(path)
     await first.session.append(call('c1'))
-    const error = await open(path).then(() => undefined, (e) => e)
+    const error = await open(path).then(() => undefined, (e: Error) => e)
     expect(error).toBeInstanceOf(SessionLogLockedError)
     expect(error.message).toBe(`session log ${path} is already open for writing by this process (another Context or plugin instance); `
       + `only one writer may append to a session log. Close the other session first, or delete ${path}.lock if that process is gone.`)
