@@ -1,9 +1,11 @@
 import type { Context } from 'cordis'
-import type { z } from 'zod'
+import { definePlugin } from './plugin.js'
 import { Config, ToolRuntime } from './runtime.js'
 
 export * from './types.js'
+export type { CappedMeta, CoreMeta, HooksMeta, RetryMeta, SpillMeta, TimeoutMeta, ToolMeta } from './meta.js'
 export { defineTool, isCallOf, TOOL_NAME } from './define.js'
+export { definePlugin, type DefinedPlugin, type PluginApply, type PluginDefinition } from './plugin.js'
 export { snapshotJson, deepFreeze, NotJsonError } from './json.js'
 export { toolFailure, applyPostDecision, replaceDecision, renderValue, isToolErrorCode, errorMessage } from './results.js'
 export { joinText, replaceText, BOUNDS_OUTPUT } from './content.js'
@@ -14,8 +16,8 @@ export { Config, ToolRuntime }
 
 export const name = 'tools'
 
-export function apply(ctx: Context, _config?: z.input<typeof Config>) {
+export const apply = (ctx: Context) => {
   new ToolRuntime(ctx)
 }
 
-export default { name, Config, apply }
+export default definePlugin({ name, Config, apply })

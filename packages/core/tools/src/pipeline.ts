@@ -137,6 +137,11 @@ function checkGuards(state: PipelineState, exec: ToolExecution): ToolFailure | u
     } catch (error) {
       return denied(`guard of ${source} failed, so the call is denied: ${errorMessage(error)}`, source, 'guard')
     }
+    if (isThenable(reason)) {
+      // A promise would read as "[object Promise]": say what went wrong, and deny (fail closed).
+      Promise.resolve(reason).catch(noop)
+      return denied(`guard of ${source} returned a Promise; guards are synchronous (use a tools/pre-execute listener for async checks)`, source, 'guard')
+    }
     if (reason !== undefined) return denied(typeof reason === 'string' ? reason : errorMessage(reason), source, 'guard')
   }
 }
@@ -238,6 +243,10 @@ async function runBody(exec: ToolExecution, signal: AbortSignal, entry: Register
   } catch (error) {
     return decided(toolFailure('INVALID_RESULT', `${exec.name} returned an invalid result: ${errorMessage(error)}`, source), 'tool')
   }
+}
+
+function isThenable(value: unknown): boolean {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof safeProperty(value, 'then') === 'function'
 }
 
 function isAbortOf(error: unknown, signal: AbortSignal) {

@@ -1,11 +1,12 @@
 import { Context, Service, type Hook } from 'cordis'
 import { z } from 'zod'
+import type { StandardSchemaV1 } from '@standard-schema/spec'
 import { checkDefinition } from './define.js'
 import { listenerNames, runPipeline, type PipelineState, type RegisteredGuard, type RegisteredTool } from './pipeline.js'
 import { prepareCall, publish } from './prepare.js'
 import { listenerLists, TOOL_EVENTS, type ToolEvent } from './listeners.js'
 import type {
-  DispatchOptions, ExecuteInput, PostToolDecision, PreparedCall, PreToolDecision, ToolDefinition, ToolExecution,
+  DispatchOptions, ExecuteInput, JsonValue, PostToolDecision, PreparedCall, PreToolDecision, ToolDefinition, ToolExecution,
   ToolExecutionResult, ToolGuard, ToolSchema,
 } from './types.js'
 
@@ -72,7 +73,9 @@ export class ToolRuntime extends Service {
   }
 
   /** Adds a tool for as long as the calling plugin lives. */
-  register(def: ToolDefinition): () => void {
+  register<S extends StandardSchemaV1, Value extends JsonValue = JsonValue>(tool: ToolDefinition<StandardSchemaV1.InferOutput<S>, Value> & { parameters: S }): () => void {
+    // Generic like defineTool, so an inline definition's `execute(args)` is typed from its schema.
+    const def = tool as unknown as ToolDefinition
     checkDefinition(def)
     const { tools } = this.state
     const taken = tools.get(def.name)

@@ -116,6 +116,10 @@ async function enter<R>(waterfall: Waterfall<R>, index: number, args: readonly u
   }
   layer.returned = true
   if (layer.calls && value === layer.passed) return layer.passed as R
+  if (layer.calls && value === undefined) {
+    const source = hookSource(hook)
+    throw new ListenerError(source, new Error(`${source} called next() but did not return its value; write \`return next()\``))
+  }
   try {
     return waterfall.claim(value, hookSource(hook), layer.running ? undefined : layer.passed, args)
   } catch (error) {
