@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process'
 import { chmod, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises'
-import { expect, test } from 'vitest'
+import { afterEach, expect, test } from 'vitest'
+import { cleanup } from '@dshkit/testing'
 import { setup } from './helpers.js'
+
+afterEach(cleanup)
 
 const isRoot = process.getuid?.() === 0
 

@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
-import { expect, test } from 'vitest'
+import { afterEach, expect, test } from 'vitest'
+import { cleanup } from '@dshkit/testing'
 import { setup } from './helpers.js'
+
+afterEach(cleanup)
 
 test('readText returns the whole file, line endings and BOM untouched', async () => {
   const { ctx, at } = await setup()

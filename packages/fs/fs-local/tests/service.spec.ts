@@ -1,10 +1,13 @@
 import { mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Context, ValidationError } from 'cordis'
-import { expect, test } from 'vitest'
+import { afterEach, expect, test } from 'vitest'
+import { cleanup } from '@dshkit/testing'
 import { FsError, FsService, type FsCheckRequest } from '@dshkit/fs'
 import LocalFs from '../src/index.js'
 import { setup } from './helpers.js'
+
+afterEach(cleanup)
 
 test('relative paths resolve against the configured cwd', async () => {
   const { ctx, at } = await setup()
@@ -108,7 +111,7 @@ test('a denied write leaves no file and no temp file behind', async () => {
 test('bad config is refused with a ValidationError naming the key', async () => {
   const ctx = new Context()
   const bad = async (config: unknown, pattern: RegExp) => {
-    const error = await Promise.resolve(ctx.plugin(LocalFs, config as any)).then(() => undefined, (e) => e)
+    const error = await Promise.resolve(ctx.plugin(LocalFs, config as any)).then(() => undefined, (e: Error) => e)
     expect(error).toBeInstanceOf(ValidationError)
     expect(error.message).toMatch(pattern)
   }

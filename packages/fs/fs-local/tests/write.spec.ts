@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process'
 import { chmod, lstat, mkdir, open, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises'
-import { expect, test } from 'vitest'
+import { afterEach, expect, test } from 'vitest'
+import { cleanup } from '@dshkit/testing'
 import { setup } from './helpers.js'
+
+afterEach(cleanup)
 
 test('writeText creates the file and any missing parent directories', async () => {
   const { ctx, at } = await setup()

@@ -1,10 +1,12 @@
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
-import { Context, ValidationError } from 'cordis'
-import Tools from '@dshkit/tools'
-import { expect, test } from 'vitest'
+import { ValidationError } from 'cordis'
+import { afterEach, expect, test } from 'vitest'
+import { boot, cleanup } from '@dshkit/testing'
 import LocalFs from '@dshkit/fs-local'
 import ToolFs from '../src/index.js'
 import { setup } from './helpers.js'
+
+afterEach(cleanup)
 
 test('registers fs_read, fs_write, fs_edit, fs_list with schemas, fsAccess, and no timeouts', async () => {
   const { ctx } = await setup()
@@ -77,8 +79,7 @@ test('fs_list marks directories with a trailing / and symlinks with @', async ()
 })
 
 test('tool-fs waits for an fs provider, and disposing it removes its tools', async () => {
-  const ctx = new Context()
-  await ctx.plugin(Tools)
+  const { ctx } = await boot()
   const fiber = ctx.plugin(ToolFs)
   await fiber
   expect(ctx.tools.get('fs_read')).toBeUndefined()
@@ -90,9 +91,8 @@ test('tool-fs waits for an fs provider, and disposing it removes its tools', asy
 })
 
 test('bad config is refused with a ValidationError', async () => {
-  const ctx = new Context()
-  await ctx.plugin(Tools)
-  const error = await Promise.resolve(ctx.plugin(ToolFs, { cwd: '/tmp' } as any)).then(() => undefined, (e) => e)
+  const { ctx } = await boot()
+  const error = await Promise.resolve(ctx.plugin(ToolFs, { cwd: '/tmp' } as any)).then(() => undefined, (e: Error) => e)
   expect(error).toBeInstanceOf(ValidationError)
   expect(error.message).toContain('tool-fs takes no options; set cwd and maxReadBytes on fs-local')
 })
