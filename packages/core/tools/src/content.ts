@@ -20,11 +20,3 @@ export function replaceText(content: readonly ContentBlock[], text: string): Con
   }
   return out
 }
-
-/**
- * @deprecated declare `ctx.tools.boundsOutput()` and read `ctx.tools.outputBounded` instead.
- * Hook option marking a post-execute listener that bounds output size (spill-policy sets it):
- * `ctx.on('tools/post-execute', fn, { prepend: true, [BOUNDS_OUTPUT]: true })`. An inner cap (the
- * tool-result pruner) leaves bounding to it rather than cut what it would have stored whole.
- */
-export const BOUNDS_OUTPUT = 'dshkitBoundsOutput'

@@ -107,41 +107,6 @@ export function checkPostDecision(decision: unknown): PostToolDecision {
   }
 }
 
-/**
- * @deprecated post-execute composes: `await next()` is the inner result and the runtime keeps its meta and contexts.
- * A `replace` of the content that keeps what the inner decision carried (its meta and contexts):
- * the registry applies an outer listener's decision to the original result, not to the inner one's.
- */
-export function replaceDecision(inner: PostToolDecision, content: ContentBlock[], meta?: Record<string, JsonValue>): PostToolDecision {
-  const replaced: PostToolDecision = { kind: 'replace', content }
-  const merged = { ...(inner.kind === 'block' ? undefined : inner.meta), ...meta }
-  if (Object.keys(merged).length) replaced.meta = merged
-  if (inner.additionalContexts?.length) replaced.additionalContexts = inner.additionalContexts
-  return replaced
-}
-
-/** @deprecated post-execute composes: `await next()` already is the result the inner decisions led to. */
-export function applyPostDecision(result: ToolExecutionResult, decision: PostToolDecision): ToolExecutionResult {
-  const contexts = [...result.additionalContexts ?? [], ...decision.additionalContexts ?? []]
-  let next: ToolExecutionResult
-  switch (decision.kind) {
-    case 'accept':
-      next = decision.meta ? { ...result, meta: { ...result.meta, ...decision.meta } } : { ...result }
-      break
-    case 'replace':
-      next = { ...result, content: decision.content }
-      // Who rewrote the content stays visible to anyone auditing the result.
-      if (decision.meta || decision.source) next.meta = { ...result.meta, ...decision.meta, ...decision.source && { replacedBy: decision.source } }
-      break
-    case 'block':
-      next = decided(toolFailure('BLOCKED', decision.reason, decision.source, result.meta), 'listener')
-      break
-  }
-  if (contexts.length) next.additionalContexts = contexts
-  else delete next.additionalContexts
-  return next
-}
-
 export function describe(value: unknown): string {
   try {
     if (value === undefined) return 'undefined'
