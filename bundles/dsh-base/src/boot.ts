@@ -40,10 +40,41 @@ export class BootError extends Error {
 /** Reads and parses a `cordis.yml`: a list of entries, or a mapping with a `plugins` list. Throws one line. */
 export async function readConfigFile(file: string): Promise<{ entries: unknown[]; baseDir: string }> {
   const path = resolve(file)
+  // A device, FIFO or directory could block or never end, and a config past 4 MiB is a mistake: refuse, one line.
+  const maxBytes = 4 * 1024 * 1024
+  const { constants } = await import('node:fs')
+  const { open, stat } = await import('node:fs/promises')
+  class Refused extends Error {}
+  const refuse = (why: string) => new Refused(`cannot read config ${file}: ${why}`)
+  const check = (info: import('node:fs').Stats) => {
+    const kind = info.isDirectory() ? 'a directory' : info.isFIFO() ? 'a FIFO' : info.isCharacterDevice() ? 'a character device'
+      : info.isBlockDevice() ? 'a block device' : info.isSocket() ? 'a socket' : 'something other than a file'
+    if (!info.isFile()) throw refuse(`it is ${kind}, not a regular file; pass the path of a cordis.yml file`)
+    if (info.size > maxBytes) throw refuse(`it is ${info.size} bytes, more than the ${maxBytes} bytes a config file may have`)
+  }
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    check(await stat(path))
+    // Checked again on the handle: a FIFO swapped in after the stat opens at once (O_NONBLOCK) and is refused.
+    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
+    try {
+      check(await handle.stat())
+      const chunks: Buffer[] = []
+      let total = 0
+      // Never more than one chunk past the limit, even for a file that grows while it is read.
+      for (;;) {
+        const chunk = Buffer.alloc(64 * 1024)
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null)
+        if (!bytesRead) break
+        if ((total += bytesRead) > maxBytes) throw refuse(`it grew past the ${maxBytes} bytes a config file may have while it was read`)
+        chunks.push(chunk.subarray(0, bytesRead))
+      }
+      text = Buffer.concat(chunks, total).toString('utf8')
+    } finally {
+      await handle.close().catch(() => {})
+    }
   } catch (error: any) {
+    if (error instanceof Refused) throw error
     throw new Error(`cannot read config ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`)
   }
   const doc = parseDocument(text, { prettyErrors: false })
