@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { definePlugin } from '@dshkit/tools'
 import { Config, type ConfigInput } from './config.js'
 import { ToolResultPruner } from './service.js'
 
@@ -9,9 +10,9 @@ export { capText } from './cap.js'
 
 export const name = 'compaction-tool-result-pruner'
 
-export function apply(ctx: Context, config?: ConfigInput) {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
+export const apply = (ctx: Context, config?: ConfigInput) => {
   new ToolResultPruner(ctx, Config.parse(config))
 }
 
-export default { name, Config, apply }
+export default definePlugin({ name, Config, apply })

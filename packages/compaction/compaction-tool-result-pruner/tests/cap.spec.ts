@@ -1,7 +1,10 @@
 import type { Context } from 'cordis'
-import { describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
+import { cleanup } from '@dshkit/testing'
 import Pruner from '../src/index.js'
 import { emojiText, hasLoneSurrogate, textOf, withTools } from './helpers.js'
+
+afterEach(cleanup)
 
 describe('single-result cap', () => {
   test('a result over maxChars becomes head + marker + tail within maxChars, never splitting a surrogate pair', async () => {

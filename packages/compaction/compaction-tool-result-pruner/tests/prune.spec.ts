@@ -1,9 +1,12 @@
 import { Context, ValidationError } from 'cordis'
 import Tools, { type ContentBlock } from '@dshkit/tools'
 import fc from 'fast-check'
-import { describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
+import { cleanup } from '@dshkit/testing'
 import Pruner, { pruneToolResults, type ToolResultMessage } from '../src/index.js'
 import { hasLoneSurrogate, textOf, withTools } from './helpers.js'
+
+afterEach(cleanup)
 
 interface Msg extends ToolResultMessage { type: 'tool/result'; callId: string; content: ContentBlock[]; isError: boolean }
 const msg = (callId: string, ...texts: string[]): Msg => ({ type: 'tool/result', callId, isError: false, content: texts.map((text) => ({ type: 'text', text })) })

@@ -1,15 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterEach, beforeEach, expect, test } from 'vitest'
+import { cleanup, tempDir } from '@dshkit/testing'
 import SpillLocal from '@dshkit/spill-local'
 import SpillPolicy from '@dshkit/spill-policy'
 import Pruner from '../src/index.js'
 import { textOf, withTools, valueOf } from './helpers.js'
 
 let dir: string
-beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), 'pruner-spill-')) })
-afterEach(async () => { await rm(dir, { recursive: true, force: true }) })
+beforeEach(async () => { dir = await tempDir('pruner-spill-') })
+afterEach(cleanup)
 
 test.each([['pruner first'], ['spill-policy first']])('with spill-policy (%s) the full output is spilled whole, never cut by the cap first', async (order) => {
   const { ctx, big, call } = await withTools()

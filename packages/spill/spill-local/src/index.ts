@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { definePlugin } from '@dshkit/tools'
 import { Config, type ConfigInput } from './config.js'
 import { LocalSpill } from './store.js'
 
@@ -8,9 +9,9 @@ export { ID_PATTERN } from './ids.js'
 
 export const name = 'spill-local'
 
-export function apply(ctx: Context, config?: ConfigInput) {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
+export const apply = (ctx: Context, config?: ConfigInput) => {
   new LocalSpill(ctx, Config.parse(config))
 }
 
-export default { name, Config, apply }
+export default definePlugin({ name, Config, apply })

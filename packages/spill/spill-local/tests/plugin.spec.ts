@@ -2,13 +2,14 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Context, ValidationError } from 'cordis'
 import type { SpillError } from '@dshkit/spill'
+import { cleanup } from '@dshkit/testing'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import SpillLocal, { LocalSpill } from '../src/index.js'
 import { makeReadOnly, removeDir, tempDir } from './helpers.js'
 
 let root: string
 beforeEach(async () => { root = await tempDir() })
-afterEach(async () => { await removeDir(root) })
+afterEach(cleanup)
 
 test('disposal removes the service, stops the store and deletes its private directory', async () => {
   const ctx = new Context()

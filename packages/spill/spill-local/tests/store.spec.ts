@@ -2,17 +2,19 @@ import { readdir, readFile, stat, writeFile, symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import { SpillError } from '@dshkit/spill'
+import { cleanup, onCleanup, plug } from '@dshkit/testing'
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
-import SpillLocal, { LocalSpill } from '../src/index.js'
-import { captureLogs, exists, mixedText, removeDir, tempDir } from './helpers.js'
+import SpillLocal, { LocalSpill, type ConfigInput } from '../src/index.js'
+import { captureLogs, exists, mixedText, tempDir } from './helpers.js'
 
 let root: string
 beforeEach(async () => { root = await tempDir() })
-afterEach(async () => { await removeDir(root) })
+afterEach(cleanup)
 
-async function store(config: Record<string, unknown> = {}) {
+async function store(config: NonNullable<ConfigInput> = {}) {
   const ctx = new Context()
-  const fiber = await ctx.plugin(SpillLocal, { dir: join(root, 'spills'), ...config })
+  const fiber = await plug(ctx, SpillLocal, { dir: join(root, 'spills'), ...config })
+  onCleanup(() => fiber.dispose())
   return { ctx, fiber, spill: ctx.get('spill') as LocalSpill }
 }
 

@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { definePlugin } from '@dshkit/tools'
 import { Config, type ConfigInput } from './config.js'
 import { registerPolicy } from './policy.js'
 import { registerSpillRead } from './spill-read.js'
@@ -10,11 +11,11 @@ export { buildPreview, type Cut, type Preview } from './preview.js'
 export const name = 'spill-policy'
 export const inject = ['tools']
 
-export function apply(ctx: Context, input?: ConfigInput) {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
+export const apply = (ctx: Context, input?: ConfigInput) => {
   const config = Config.parse(input)
   registerPolicy(ctx, config)
   registerSpillRead(ctx, config)
 }
 
-export default { name, inject, Config, apply }
+export default definePlugin({ name, inject, Config, apply })

@@ -1,8 +1,11 @@
 import { Context } from 'cordis'
 import { SpillService, type SpillEntry, type SpillGrepResult, type SpillPutResult, type SpillReadOptions, type SpillReadResult } from '@dshkit/spill'
-import { describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
+import { cleanup } from '@dshkit/testing'
 import { bytes, setup, textOf, valueOf } from './helpers.js'
 import { runIsolated } from './isolated.js'
+
+afterEach(cleanup)
 
 /** A third-party store that keeps text in memory and greps with a backtracking JavaScript RegExp. */
 class NaiveSpill extends SpillService {

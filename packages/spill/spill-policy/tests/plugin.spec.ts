@@ -1,9 +1,12 @@
 import { Context, ValidationError } from 'cordis'
 import Tools from '@dshkit/tools'
 import fc from 'fast-check'
-import { expect, test } from 'vitest'
+import { afterEach, expect, test } from 'vitest'
+import { cleanup } from '@dshkit/testing'
 import SpillPolicy, { buildPreview, readLimitOf, Config } from '../src/index.js'
 import { bytes, setup, textOf } from './helpers.js'
+
+afterEach(cleanup)
 
 test('disposal removes spill_read and the listener: big outputs pass unbounded again', async () => {
   const { ctx, fiber, big } = await setup({ store: 'none', policy: { thresholdBytes: 1024 } })

@@ -5,11 +5,12 @@ import { SpillError, SpillService, type SpillEntry, type SpillGrepResult, type S
 import type { ToolExecutionResult } from '@dshkit/tools'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { bytes, makeReadOnly, mixedText, readAll, removeDir, setup, tempDir, textOf, valueOf } from './helpers.js'
+import { cleanup } from '@dshkit/testing'
+import { bytes, makeReadOnly, mixedText, readAll, setup, tempDir, textOf, valueOf } from './helpers.js'
 
 let root: string
 beforeEach(async () => { root = await tempDir() })
-afterEach(async () => { await removeDir(root) })
+afterEach(cleanup)
 
 const spillOf = (result: ToolExecutionResult) => result.meta?.spill as Record<string, any>
 const nextCall = /spill_read (\{"id":"(sp_[a-z2-7]{24})","offset":(\d+)\})/

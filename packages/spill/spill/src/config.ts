@@ -3,6 +3,8 @@
  * dependency: it accepts nothing, because a config here is almost always meant for a store.
  */
 export type Config = Record<string, never>
+/** What a user may pass: nothing (an absent config, or an empty object). */
+export type ConfigInput = Config | undefined
 
 export interface ConfigIssue { message: string; path?: PropertyKey[] }
 type Outcome = { value: Config; issues?: undefined } | { issues: ConfigIssue[] }
