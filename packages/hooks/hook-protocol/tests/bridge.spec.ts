@@ -1,8 +1,11 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { cleanup } from '@dshkit/testing'
+import { afterEach, describe, expect, test } from 'vitest'
 import { openHookBridge } from '../src/index.js'
 import { tempDir } from './helpers.js'
+
+afterEach(cleanup)
 
 const silent = { warn: () => {}, info: () => {} }
 

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { cleanup } from '@dshkit/testing'
 import { afterEach, describe, expect, test } from 'vitest'
 import { runHook } from '../src/index.js'
 import { eventually, fixture, isLive, killAll, psMatching, readPid, tempDir, uniqueSleep } from './helpers.js'
@@ -11,6 +12,7 @@ const leftovers: string[] = []
 afterEach(() => {
   for (const text of leftovers.splice(0)) killAll(psMatching(`sleep ${text}`))
 })
+afterEach(cleanup)
 
 function sleeper() {
   const duration = uniqueSleep()
@@ -35,7 +37,7 @@ describe('what a hook started', () => {
     const duration = sleeper()
     const controller = new AbortController()
     const running = runHook({ command: `${fixture('escaper.sh')} ${dir} ${duration}`, payload: {}, signal: controller.signal, graceMs: 300 })
-    expect(await eventually(() => psMatching(`sleep ${duration}`).length === 3, 10_000)).toBe(true)
+    await eventually(() => expect(psMatching(`sleep ${duration}`)).toHaveLength(3), { timeoutMs: 10_000 })
     controller.abort()
     expect(await running).toMatchObject({ aborted: true })
     expect(psMatching(`sleep ${duration}`)).toEqual([])

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtemp, readFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { groupMembers } from '../src/index.js'
@@ -11,9 +10,7 @@ export function fixture(name: string): string {
   return join(fixtures, name)
 }
 
-export function tempDir(): Promise<string> {
-  return mkdtemp(join(tmpdir(), 'hook-protocol-'))
-}
+export { eventually, tempDir } from '@dshkit/testing'
 
 /** Live (non-zombie) processes whose process group is `pgid`, read from /proc. */
 export function liveMembers(pgid: number): number[] {
@@ -28,16 +25,6 @@ export async function isLive(pid: number): Promise<boolean> {
   } catch {
     return false
   }
-}
-
-/** Polls until `check` holds or `ms` pass; returns the last answer. */
-export async function eventually(check: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
-  const deadline = Date.now() + ms
-  while (Date.now() < deadline) {
-    if (await check()) return true
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-  return check()
 }
 
 export async function readPid(file: string): Promise<number> {

@@ -1,7 +1,10 @@
 import { join } from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { cleanup } from '@dshkit/testing'
+import { afterEach, describe, expect, test } from 'vitest'
 import { runHook } from '../src/index.js'
 import { eventually, fixture, isLive, liveMembers, readPid, tempDir } from './helpers.js'
+
+afterEach(cleanup)
 
 describe('runHook', () => {
   test('sends the payload on stdin, runs in cwd with env, and reads stdout and stderr', async () => {
@@ -35,7 +38,7 @@ describe('runHook', () => {
     expect(result.timeoutMs).toBe(1000)
     expect(result.pid).toBeTypeOf('number')
     const child = await readPid(childFile)
-    expect(await eventually(() => liveMembers(result.pid!).length === 0)).toBe(true)
+    await eventually(() => expect(liveMembers(result.pid!)).toEqual([]))
     expect(await isLive(child)).toBe(false)
   })
 
@@ -50,7 +53,7 @@ describe('runHook', () => {
     const result = await runHook({ command: `${fixture('stubborn.sh')} ${childFile}`, payload: {}, timeoutMs: 1000, graceMs: 300 })
     expect(result.timedOut).toBe(true)
     const child = await readPid(childFile)
-    expect(await eventually(() => liveMembers(result.pid!).length === 0)).toBe(true)
+    await eventually(() => expect(liveMembers(result.pid!)).toEqual([]))
     expect(await isLive(child)).toBe(false)
   })
 
@@ -63,7 +66,7 @@ describe('runHook', () => {
     controller.abort()
     const result = await running
     expect(result).toMatchObject({ aborted: true, timedOut: false })
-    expect(await eventually(() => liveMembers(result.pid!).length === 0)).toBe(true)
+    await eventually(() => expect(liveMembers(result.pid!)).toEqual([]))
   })
 
   test('an already aborted signal does not start the hook', async () => {

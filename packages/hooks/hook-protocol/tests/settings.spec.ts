@@ -1,9 +1,12 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { describe, expect, test } from 'vitest'
+import { cleanup } from '@dshkit/testing'
+import { afterEach, describe, expect, test } from 'vitest'
 import { compileMatcher, loadHookSettings, mapToolCall, resolveToolNames } from '../src/index.js'
 import { tempDir } from './helpers.js'
+
+afterEach(cleanup)
 
 describe('compileMatcher', () => {
   test('empty, missing and * match every tool', () => {

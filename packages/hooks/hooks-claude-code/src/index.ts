@@ -1,36 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from 'cordis'
-import { z } from 'zod'
 import { openHookBridge } from '@dshkit/hook-protocol'
-import { strictConfig } from '@dshkit/tools' // also the tools/* event types
+import { definePlugin } from '@dshkit/tools' // also the tools/* event types
+import { Config, type ConfigInput } from './config.js'
 
 export const name = 'hooks-claude-code'
+export { Config, type ConfigInput } from './config.js'
 
-const ToolName = z.union([
-  z.literal(false),
-  strictConfig({
-    name: z.string().min(1),
-    arguments: z.record(z.string(), z.string()).optional(),
-    paths: z.array(z.string()).optional(),
-  }),
-], { error: 'a toolNames entry is false or { name: "Write", arguments?: { file_path: "path" }, paths?: ["file_path"] }' })
-
-export const Config = strictConfig({
-  configPath: z.string({ error: 'configPath is required: the Claude Code settings file whose hooks to run (e.g. ".claude/settings.json")' })
-    .min(1, 'configPath must not be empty'),
-  projectDir: z.string().min(1).optional(),
-  onError: z.enum(['deny', 'allow']).default('deny'),
-  toolNames: z.record(z.string(), ToolName).default({}),
-  sessionId: z.string().min(1).optional(),
-  transcriptPath: z.string().default(''),
-}).prefault({} as never) // so a plugin added with no config at all gets the configPath message
-export type Config = z.infer<typeof Config>
-/** What a user passes (defaults optional); cordis validates it into `Config` before `apply`. */
-export type ConfigInput = z.input<typeof Config>
-
+// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
 /** Runs the PreToolUse / PostToolUse hooks of a Claude Code settings file around every tool call. */
-export function apply(ctx: Context, input: ConfigInput) {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+export const apply = (ctx: Context, input: ConfigInput) => {
   const config = Config.parse(input)
   const sessionId = config.sessionId ?? randomUUID()
   const bridge = openHookBridge({
@@ -46,4 +25,4 @@ export function apply(ctx: Context, input: ConfigInput) {
   ctx.on('tools/post-execute', bridge.postExecute)
 }
 
-export default { name, Config, apply }
+export default definePlugin({ name, Config, apply })

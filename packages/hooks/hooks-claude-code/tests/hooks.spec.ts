@@ -2,9 +2,12 @@ import { mkdir, readFile, copyFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { groupMembers } from '@dshkit/hook-protocol'
 import { Context, Service } from 'cordis'
-import { describe, expect, test } from 'vitest'
+import { cleanup, plug } from '@dshkit/testing'
+import { afterEach, describe, expect, test } from 'vitest'
 import HooksClaudeCode from '../src/index.js'
 import { exists, fixtures, group, hook, setup, tempProject } from './setup.js'
+
+afterEach(cleanup)
 
 /** A programmatic approval service, as @dshkit/user-approval would provide. */
 class TestApproval extends Service {
@@ -19,9 +22,11 @@ class TestApproval extends Service {
   }
 }
 
+/** Provides a TestApproval on `ctx` and hands back that instance. */
 async function withApproval(ctx: Context) {
-  await ctx.plugin(TestApproval)
-  return ctx.get('approval') as TestApproval
+  let approval!: TestApproval
+  await plug(ctx, { name: 'test-approval', apply: (ctx: Context) => { approval = new TestApproval(ctx) } })
+  return approval
 }
 
 const write = { path: 'src/a.txt', content: 'hello' }

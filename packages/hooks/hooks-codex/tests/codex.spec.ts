@@ -1,14 +1,15 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { format } from 'node:util'
 import { groupMembers } from '@dshkit/hook-protocol'
-import Tools, { defineTool } from '@dshkit/tools'
+import { defineTool } from '@dshkit/tools'
+import { boot, cleanup, tempDir } from '@dshkit/testing'
 import { Context } from 'cordis'
-import { describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import HooksCodex, { type ConfigInput } from '../src/index.js'
+
+afterEach(cleanup)
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url))
 const script = (file: string, ...args: string[]) => [join(fixtures, file), ...args].join(' ')
@@ -16,37 +17,29 @@ const handlers = (matcher: string, ...commands: string[]) => ({ matcher, hooks: 
 
 /** A context with a `shell` tool that Codex hooks see as `Bash` (`tool_input.command`), plus this plugin. */
 async function codex(hooks: Record<string, unknown>, config: Partial<ConfigInput> = {}) {
-  const projectDir = config.projectDir ?? await mkdtemp(join(tmpdir(), 'hooks-codex-'))
+  const projectDir = config.projectDir ?? await tempDir('hooks-codex-')
   await mkdir(join(projectDir, '.codex'), { recursive: true })
   await writeFile(join(projectDir, '.codex/hooks.json'), JSON.stringify({ hooks }))
-  const ctx = new Context()
-  const warnings: string[] = []
-  ctx.logger.exporter({ export: (m) => void (m.type === 'warn' && warnings.push(format(...m.args))) })
-  await ctx.plugin(Tools)
   const ran: string[] = []
-  await ctx.plugin({
-    name: 'shell-tool',
-    inject: ['tools'],
-    apply: (ctx: Context) => void ctx.tools.register(defineTool({
-      name: 'shell',
-      description: 'pretend to run a command',
-      parameters: z.object({ cmd: z.string() }),
-      execute: ({ cmd }) => {
-        ran.push(cmd)
-        return { stdout: cmd.includes('cat .env') ? 'API_KEY=SECRET' : 'ok', exitCode: 0 }
-      },
-    })),
+  const shell = defineTool({
+    name: 'shell',
+    description: 'pretend to run a command',
+    parameters: z.object({ cmd: z.string() }),
+    execute: ({ cmd }) => {
+      ran.push(cmd)
+      return { stdout: cmd.includes('cat .env') ? 'API_KEY=SECRET' : 'ok', exitCode: 0 }
+    },
   })
-  const fiber = ctx.plugin(HooksCodex, {
+  const booted = await boot({ tools: [shell] })
+  const fiber = await booted.plug(HooksCodex, {
     configPath: '.codex/hooks.json',
     projectDir,
     toolNames: { shell: { name: 'Bash', arguments: { command: 'cmd' } } },
     ...config,
   })
-  await fiber
   let n = 0
-  const run = (cmd: string, signal?: AbortSignal) => ctx.tools.execute({ callId: `c${++n}`, name: 'shell', arguments: { cmd }, signal })
-  return { ctx, fiber, projectDir, run, ran, warnings }
+  const run = (cmd: string, signal?: AbortSignal) => booted.call('shell', { cmd }, { callId: `c${++n}`, signal })
+  return { ctx: booted.ctx, fiber, projectDir, run, ran, warnings: () => booted.logs.warnings() }
 }
 
 describe('PreToolUse (deny only)', () => {
@@ -71,8 +64,8 @@ describe('PreToolUse (deny only)', () => {
     ctx.provide('approval', { request: async (request: unknown) => (asked.push(request), { kind: 'deny', reason: 'no' }) })
     expect(await run('ls')).toMatchObject({ isError: false })
     expect(asked).toEqual([])
-    expect(warnings.join('\n')).toMatch(/permissionDecision "ask" is not part of this hook protocol/)
-    expect(warnings.join('\n')).toMatch(/permissionDecision "allow" is not part of this hook protocol/)
+    expect(warnings().join('\n')).toMatch(/permissionDecision "ask" is not part of this hook protocol/)
+    expect(warnings().join('\n')).toMatch(/permissionDecision "allow" is not part of this hook protocol/)
   })
 
   test('hooks disagreeing: one deny among several answers denies', async () => {
@@ -90,7 +83,7 @@ describe('PreToolUse (deny only)', () => {
 
 describe('failures deny unless onError is allow', () => {
   test('a node hook that hangs is killed with its child process after the timeout, and the call is denied', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'hooks-codex-pgid-'))
+    const dir = await tempDir('hooks-codex-pgid-')
     const command = `node ${script('hang.mjs', join(dir, 'pgid'))}`
     // Long enough for node to start and record its group on a loaded machine before it is killed.
     const { run } = await codex({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command, timeout: 2 }] }] })
@@ -116,7 +109,7 @@ describe('failures deny unless onError is allow', () => {
   test('onError: allow lets the call through like Codex does, with a warning', async () => {
     const { run, warnings } = await codex({ PreToolUse: [handlers('Bash', script('unset-var.sh'))] }, { onError: 'allow' })
     expect(await run('ls')).toMatchObject({ isError: false })
-    expect(warnings.join('\n')).toMatch(/exited with code 1.*ignored because onError is "allow"/s)
+    expect(warnings().join('\n')).toMatch(/exited with code 1.*ignored because onError is "allow"/s)
   })
 })
 
@@ -132,7 +125,7 @@ describe('PostToolUse', () => {
 })
 
 test('the payload carries the Codex fields; no CLAUDE_PROJECT_DIR', async () => {
-  const projectDir = await mkdtemp(join(tmpdir(), 'hooks-codex-'))
+  const projectDir = await tempDir('hooks-codex-')
   const record = `node ${script('record.mjs', projectDir)}`
   const { run } = await codex({ PreToolUse: [handlers('*', record)], PostToolUse: [handlers('*', record)] }, { projectDir, sessionId: 'thread-7' })
   await run('echo hi')
