@@ -2,6 +2,7 @@ import { Context, Service, type Logger } from 'cordis'
 import { deepFreeze, errorMessage, strictConfig, toolFailure, type ContextMessage, type PreparedCall, type ToolExecutionResult, type ToolRuntime } from '@dshkit/tools'
 import type { SessionService } from '@dshkit/session'
 import { z } from 'zod'
+import { Config } from './config.js'
 import { checkOptions, isConcurrencySafe, loggedArguments, planCalls, type PlannedCall, type ToolCall } from './plan.js'
 
 declare module 'cordis' {
@@ -10,13 +11,6 @@ declare module 'cordis' {
   }
 }
 
-export const Config = strictConfig({
-  maxParallel: z.number({ error: 'maxParallel must be a number' })
-    .int('maxParallel must be a whole number')
-    .positive('maxParallel must be at least 1 (the most concurrency-safe calls run at once)')
-    .default(8),
-}).prefault({})
-export type Config = z.infer<typeof Config>
 
 export interface ExecuteToolCallsOptions {
   /** Aborting cancels running calls; calls not started yet still get their ABORTED_BEFORE_DISPATCH result recorded. */

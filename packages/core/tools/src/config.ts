@@ -63,3 +63,7 @@ export function editDistance(a: string, b: string): number {
   }
   return previous[b.length]
 }
+
+/** The tools plugin's own config: it takes none, and says so for any key. */
+export const Config = z.strictObject({}, { error: (issue) => issue.code === 'unrecognized_keys' ? `@dshkit/tools takes no config (got ${issue.keys.join(', ')})` : undefined }).prefault({})
+export type Config = z.infer<typeof Config>

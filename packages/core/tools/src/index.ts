@@ -1,6 +1,7 @@
 import type { Context } from 'cordis'
 import { definePlugin } from './plugin.js'
-import { Config, ToolRuntime } from './runtime.js'
+import { Config } from './config.js'
+import { ToolRuntime } from './runtime.js'
 
 export * from './types.js'
 export type { CappedMeta, CoreMeta, HooksMeta, RetryMeta, SpillMeta, TimeoutMeta, ToolMeta } from './meta.js'

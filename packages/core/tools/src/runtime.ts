@@ -27,8 +27,6 @@ declare module 'cordis' {
   }
 }
 
-export const Config = z.strictObject({}, { error: (issue) => issue.code === 'unrecognized_keys' ? `@dshkit/tools takes no config (got ${issue.keys.join(', ')})` : undefined }).prefault({})
-export type Config = z.infer<typeof Config>
 
 /** The `tools` service: registry, guards and the execution pipeline. */
 export class ToolRuntime extends Service {

@@ -1,31 +1,19 @@
 import nodePath from 'node:path'
 import type { Context } from 'cordis'
-import { z } from 'zod'
 import type { FsService } from '@dshkit/fs'
-import { strictConfig, type FsAccess, type PreToolDecision, type ToolDefinition, type ToolExecution } from '@dshkit/tools'
+import { definePlugin, type FsAccess, type PreToolDecision, type ToolDefinition, type ToolExecution } from '@dshkit/tools'
+import { Config, type ConfigInput } from './config.js'
 import { Sandbox } from './sandbox.js'
 
 export { Sandbox, type SandboxRules } from './sandbox.js'
+export { Config, type ConfigInput } from './config.js'
 
 export const name = 'fs-sandbox'
 export const inject = ['tools']
 
-const pathList = (what: string) => z.array(z.string().min(1, `${what} entries must be non-empty paths`)
-  .refine((p) => !p.includes('\0'), `${what} entries must not contain NUL bytes`))
 
-export const Config = strictConfig({
-  roots: pathList('roots').default(() => [process.cwd()])
-    .describe('Directories reads and writes may touch (relative entries resolve against process.cwd()).'),
-  readOnlyRoots: pathList('readOnlyRoots').default([])
-    .describe('Directories that may be read but never written, even inside a root.'),
-  deny: z.array(z.string().min(1, 'deny globs must be non-empty')).default(['**/.env*', '**/.git/**'])
-    .describe('picomatch globs (dot: true) matched against the path relative to its root; an absolute glob matches the absolute path.'),
-}).prefault({})
-export type Config = z.infer<typeof Config>
-/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
-export type ConfigInput = z.input<typeof Config>
-
-export function apply(ctx: Context, input?: ConfigInput) {
+// An arrow: cordis calls a `function` with `new` and would lose a returned disposer.
+export const apply = (ctx: Context, input?: ConfigInput) => {
   // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
   const sandbox = new Sandbox(config)
@@ -91,4 +79,4 @@ function declaredAccess(def: ToolDefinition, exec: ToolExecution): FsAccess[] | 
   return declared as FsAccess[]
 }
 
-export default { name, inject, Config, apply }
+export default definePlugin({ name, inject, Config, apply })

@@ -1,23 +1,11 @@
 import type { Context } from 'cordis'
-import { strictConfig, type ToolExecutionResult } from '@dshkit/tools'
-import { z } from 'zod'
+import { definePlugin, type ToolExecutionResult } from '@dshkit/tools'
+import { Config, type ConfigInput } from './config.js'
+
+export { Config, type ConfigInput } from './config.js'
 
 export const name = 'retry-policy'
 export const inject = ['tools']
-
-const MAX_MS = 2 ** 31 - 1
-
-export const Config = strictConfig({
-  maxAttempts: z.number({ error: 'maxAttempts must be a whole number' }).int('maxAttempts must be a whole number')
-    .min(1, 'maxAttempts must be at least 1 (1 turns retrying off)').max(100, 'maxAttempts must be at most 100').default(3),
-  baseDelayMs: z.number({ error: 'baseDelayMs must be a number of milliseconds' })
-    .nonnegative('baseDelayMs must be 0 ms or more').max(MAX_MS, `baseDelayMs must be at most ${MAX_MS} ms`).default(200),
-  maxDelayMs: z.number({ error: 'maxDelayMs must be a number of milliseconds' })
-    .nonnegative('maxDelayMs must be 0 ms or more').max(MAX_MS, `maxDelayMs must be at most ${MAX_MS} ms`).default(5000),
-}).prefault({})
-export type Config = z.infer<typeof Config>
-/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
-export type ConfigInput = z.input<typeof Config>
 
 /** Full jitter: a random wait in [0, min(maxDelayMs, baseDelayMs · 2^(retry-1))). */
 export function backoffDelay(retry: number, { baseDelayMs, maxDelayMs }: Pick<Config, 'baseDelayMs' | 'maxDelayMs'>, random = Math.random): number {
@@ -45,7 +33,8 @@ function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   })
 }
 
-export function apply(ctx: Context, input?: ConfigInput) {
+// An arrow: cordis calls a `function` with `new` and would lose a returned disposer.
+export const apply = (ctx: Context, input?: ConfigInput) => {
   // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
   // A plain map read, not a method call through cordis's per-access service proxy (~20 µs a lookup).
@@ -67,4 +56,4 @@ export function apply(ctx: Context, input?: ConfigInput) {
   })
 }
 
-export default { name, inject, Config, apply }
+export default definePlugin({ name, inject, Config, apply })
