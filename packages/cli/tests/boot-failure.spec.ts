@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
-import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, expect, test } from 'vitest'
+import { cleanup, tempDir } from '@dshkit/testing'
 
 const bin = fileURLToPath(new URL('../lib/bin.js', import.meta.url))
 
@@ -20,14 +20,14 @@ function dshkit(args: string[]) {
 
 let dir: string
 beforeEach(async () => {
-  dir = await realpath(await mkdtemp(join(tmpdir(), 'dshkit-boot-')))
+  dir = await tempDir('dshkit-boot-')
   await writeFile(join(dir, 'target.txt'), 'original\n')
   await writeFile(join(dir, 'calls.jsonl'), [
     '{"name": "fs_write", "arguments": {"path": "target.txt", "content": "overwritten\\n"}}',
     '{"name": "fs_list", "arguments": {"path": "."}}',
   ].join('\n') + '\n')
 })
-afterEach(() => rm(dir, { recursive: true, force: true }))
+afterEach(cleanup)
 
 /** Runs the calls with dsh-base plus `extra` cordis.yml lines; asserts nothing ran and returns the one stderr line. */
 async function runRefused(...extra: string[]) {

@@ -1,9 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { cleanup, tempDir } from '@dshkit/testing'
 
 const bin = fileURLToPath(new URL('../lib/bin.js', import.meta.url))
 
@@ -21,10 +21,10 @@ function dshkit(args: string[], options: { cwd?: string } = {}) {
 
 let dir: string
 beforeAll(async () => {
-  dir = await realpath(await mkdtemp(join(tmpdir(), 'dshkit-cli-')))
+  dir = await tempDir('dshkit-cli-')
   await writeFile(join(dir, 'hello.txt'), 'hello\nworld\n')
 })
-afterAll(() => rm(dir, { recursive: true, force: true }))
+afterAll(cleanup)
 
 describe('dshkit run (the bundled demo)', () => {
   test('prints every outcome and who decided it, and exits 0', async () => {

@@ -1,10 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { cleanup, tempDir } from '@dshkit/testing'
 
 const bin = fileURLToPath(new URL('../lib/bin.js', import.meta.url))
 
@@ -27,13 +27,13 @@ const hostileText = `${ESC}]0;pwned\x07${ESC}[2J${ESC}[H\rfake ✓ all good\x08\
 
 let dir: string
 beforeAll(async () => {
-  dir = await realpath(await mkdtemp(join(tmpdir(), 'dshkit-hostile-')))
+  dir = await tempDir('dshkit-hostile-')
   await writeFile(join(dir, 'hello.txt'), 'hello\n')
   await writeFile(join(dir, 'repaint.txt'), `${hostileText}\n`)
   execFileSync('mkfifo', [join(dir, 'calls.fifo'), join(dir, 'log.fifo')])
   await mkdir(join(dir, 'a-directory'))
 })
-afterAll(() => rm(dir, { recursive: true, force: true }))
+afterAll(cleanup)
 
 const oneCall = async () => {
   const calls = join(dir, `one-${Math.random().toString(36).slice(2)}.jsonl`)

@@ -113,7 +113,7 @@ test('bad config is refused with a ValidationError naming the key', async () => 
   const bad = async (config: unknown, pattern: RegExp) => {
     const error = await Promise.resolve(ctx.plugin(LocalFs, config as any)).then(() => undefined, (e: Error) => e)
     expect(error).toBeInstanceOf(ValidationError)
-    expect(error.message).toMatch(pattern)
+    expect(error?.message).toMatch(pattern)
   }
   await bad({ maxReadBytes: -1 }, /maxReadBytes must be positive/)
   await bad({ maxReadBytes: 'big' }, /maxReadBytes/)

@@ -94,7 +94,7 @@ test('bad config is refused with a ValidationError', async () => {
   const { ctx } = await boot()
   const error = await Promise.resolve(ctx.plugin(ToolFs, { cwd: '/tmp' } as any)).then(() => undefined, (e: Error) => e)
   expect(error).toBeInstanceOf(ValidationError)
-  expect(error.message).toContain('tool-fs takes no options; set cwd and maxReadBytes on fs-local')
+  expect(error?.message).toContain('tool-fs takes no options; set cwd and maxReadBytes on fs-local')
 })
 
 test('a file spelled as a directory (a.txt/) is FS_NOT_A_DIRECTORY for fs_read and fs_edit, and the file is untouched', async () => {

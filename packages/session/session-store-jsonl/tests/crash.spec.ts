@@ -2,10 +2,13 @@ import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pendingCallsOf } from '@dshkit/session'
-import { expect, test } from 'vitest'
+import { afterEach, expect, test } from 'vitest'
+import { cleanup } from '@dshkit/testing'
 import { readSessionLog } from '../src/index.js'
 import { spawn } from 'node:child_process'
 import { childScript, exited, jsonlLines, open, spawnReady, tempDir } from './helpers.js'
+
+afterEach(cleanup)
 
 // A real crash: a separate node process (cordis + tools + JSONL session + agent-loop) is killed
 // with SIGKILL while a tool runs, so nothing gets to clean up or flush.

@@ -1,30 +1,27 @@
 import { expect } from 'vitest'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { Context } from 'cordis'
+import { boot, tempDir as kitTempDir } from '@dshkit/testing'
 import type { SessionEvent } from '@dshkit/session'
 import SessionStoreJsonl from '../src/index.js'
 
-export const tempDir = () => mkdtemp(join(tmpdir(), 'dshkit-jsonl-'))
+// Removed by the kit's cleanup(): every spec file that uses it runs afterEach(cleanup).
+export const tempDir = () => kitTempDir('dshkit-jsonl-')
 
 export const at = '2025-01-01T00:00:00.000Z'
 export const call = (callId: string, name = 'fs_write'): SessionEvent => ({ type: 'tool/call', callId, name, arguments: { path: 'a.txt' }, time: at })
 export const result = (callId: string): SessionEvent => ({ type: 'tool/result', callId, isError: false, content: [{ type: 'text', text: 'ok' }], time: at })
 export const line = (event: SessionEvent) => `${JSON.stringify(event)}\n`
 
-/** A fresh Context with the JSONL session on `path`, collecting logged warnings. */
+/** A booted Context with the JSONL session on `path`, and the warnings logged while it loaded. */
 export async function open(path: string) {
-  const ctx = new Context()
-  const warnings: string[] = []
-  ctx.logger.exporter({ export: (m) => { if (m.type === 'warn') warnings.push(m.args.map(String).join(' ')) } })
-  const fiber = ctx.plugin(SessionStoreJsonl, { path })
-  await fiber
-  return { ctx, fiber, warnings, session: ctx.session }
+  const booted = await boot()
+  const fiber = await booted.plug(SessionStoreJsonl, { path })
+  return { ctx: booted.ctx, fiber, warnings: booted.logs.warnings(), session: booted.ctx.session }
 }
 
 /** Every line of the file parsed as JSON (throws if any line is not): "the file is valid JSONL". */

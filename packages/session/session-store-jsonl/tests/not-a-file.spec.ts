@@ -2,9 +2,12 @@ import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
+import { cleanup } from '@dshkit/testing'
 import { JsonlSessionStore, readSessionLog, SessionLogNotAFileError, SessionLogTooLargeError } from '../src/index.js'
 import { call, line, open, tempDir } from './helpers.js'
+
+afterEach(cleanup)
 
 const canSee = (path: string) => existsSync(path)
 

@@ -2,10 +2,13 @@ import { existsSync } from 'node:fs'
 import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Context, ValidationError } from 'cordis'
-import { describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
+import { cleanup } from '@dshkit/testing'
 import Session from '@dshkit/session'
 import SessionStoreJsonl, { JsonlSessionStore, readSessionLog, SessionLogCorruptError, SessionLogLockedError } from '../src/index.js'
 import { at, call, deadPid, jsonlLines, line, open, result, tempDir } from './helpers.js'
+
+afterEach(cleanup)
 
 describe('durable log', () => {
   test('one JSON event per line; a fresh Context on the same file sees the same events', async () => {
@@ -138,7 +141,7 @@ describe('one writer per file', () => {
     await first.session.append(call('c1'))
     const error = await open(path).then(() => undefined, (e: Error) => e)
     expect(error).toBeInstanceOf(SessionLogLockedError)
-    expect(error.message).toBe(`session log ${path} is already open for writing by this process (another Context or plugin instance); `
+    expect(error?.message).toBe(`session log ${path} is already open for writing by this process (another Context or plugin instance); `
       + `only one writer may append to a session log. Close the other session first, or delete ${path}.lock if that process is gone.`)
     expect(existsSync(`${path}.lock`)).toBe(true) // the refused opener did not remove the owner's lock
     await first.session.append(result('c1')) // the first writer is unaffected
