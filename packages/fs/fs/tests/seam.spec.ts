@@ -5,7 +5,7 @@ import { Context } from 'cordis'
 import { expect, test } from 'vitest'
 // By package name (the built lib/), not ../src: dependents' tests type-check against lib/, and two copies of a
 // class-typed `ctx.fs` in one program would clash. `pnpm test` builds before it runs.
-import {
+import FsSeam, {
   FsError, FsService, isWithin, resolveRealPath, resolveRealPathSync, toFsError, type FsCheckRequest, type FsEntry, type FsStat,
   type TextSlice, type WriteResult, type EditResult,
 } from '@dshkit/fs'
@@ -137,4 +137,13 @@ test('toFsError names the path and says what to do; isWithin does not confuse pr
   expect(isWithin('/a', '/a')).toBe(true)
   expect(isWithin('/ab', '/a')).toBe(false)
   expect(isWithin('/anything', '/')).toBe(true)
+})
+
+test('the seam plugs as a no-op and refuses a config meant for the provider, naming the key and the provider', async () => {
+  const ctx = new Context()
+  await ctx.plugin(FsSeam)
+  expect(ctx.get('fs')).toBeUndefined()
+  const error = await Promise.resolve(ctx.plugin(FsSeam, { cwd: '/srv' } as never)).then(() => undefined, (e: Error) => e)
+  expect(error?.name).toBe('ValidationError')
+  expect(error?.message).toContain('unknown key "cwd": @dshkit/fs is only the seam and takes no config; configure the provider instead (for example @dshkit/fs-local: cwd, maxReadBytes)')
 })
