@@ -1,35 +1,16 @@
 import type { Context } from 'cordis'
-import { z } from 'zod'
-import { strictConfig, type ContentBlock } from '@dshkit/tools'
+import { definePlugin, type ContentBlock } from '@dshkit/tools'
 import { BUILTIN_PATTERNS, compileUserPattern, redactText } from './patterns.js'
+import { Config, type ConfigInput } from './config.js'
 
 export { BUILTIN_PATTERNS, redactText } from './patterns.js'
 
 export const name = 'redact-secrets'
 export const inject = ['tools']
+export { Config, type ConfigInput } from './config.js'
 
-const pattern = z.string({ error: 'each pattern must be a regular expression source string' }).superRefine((source, check) => {
-  try {
-    compileUserPattern(source)
-  } catch (error) {
-    check.addIssue({ code: 'custom', message: (error as Error).message })
-  }
-})
-
-export const Config = strictConfig({
-  patterns: z.array(pattern, { error: 'patterns must be a list of regular expression sources' }).default([])
-    .describe('Extra JavaScript regular expression sources (compiled with the g flag); a named group `secret` hides only that part.'),
-  builtin: z.boolean({ error: 'builtin must be true or false' }).default(true)
-    .describe('Also apply the built-in API-key patterns.'),
-  replacement: z.string({ error: 'replacement must be a string' }).default('[REDACTED]')
-    .describe('What each secret is replaced with.'),
-}).prefault({})
-export type Config = z.infer<typeof Config>
-/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
-export type ConfigInput = z.input<typeof Config>
-
-export function apply(ctx: Context, input?: ConfigInput) {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
+export const apply = (ctx: Context, input?: ConfigInput) => {
   const config = Config.parse(input)
   const patterns = [...config.builtin ? BUILTIN_PATTERNS : [], ...config.patterns.map(compileUserPattern)]
   const redact = (text: string) => redactText(text, patterns, config.replacement)
@@ -49,4 +30,4 @@ export function apply(ctx: Context, input?: ConfigInput) {
   })
 }
 
-export default { name, inject, Config, apply }
+export default definePlugin({ name, inject, Config, apply })

@@ -2,8 +2,11 @@ import { readdir, readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
-import { describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
 import DshBase from '@dshkit/dsh-base'
+import { cleanup, onCleanup, plug } from '@dshkit/testing'
+
+afterEach(cleanup)
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '../../..')
 const MARKED = /<!-- file: (\S+) -->\n```\w*\n([\s\S]*?)```\n/g
@@ -55,11 +58,11 @@ test('docs/pipeline.md lists the hooks of a booted dsh-base in their real order'
   const events = ['tools/pre-execute', 'tools/execute', 'tools/post-execute']
   const ctx = new Context()
   const order = recordListenerOrder(ctx, events)
-  await ctx.plugin(DshBase, {
+  const fiber = await plug(ctx, DshBase, {
     'permission-policy': { rules: [{ tool: 'fs_write', decision: 'ask' }, { tool: 'fs_edit', decision: 'deny' }] },
     'user-approval': { responder: 'headless' },
-  } as any)
-  for (let i = 0; i < 100 && !ctx.get('loop'); i++) await new Promise((resolve) => setImmediate(resolve))
+  })
+  onCleanup(() => fiber.dispose())
   const text = await readFile(join(repo, 'docs/pipeline.md'), 'utf8')
   const section = text.slice(text.indexOf('### The order in dsh-base'))
   for (const event of events) {

@@ -1,10 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, expect, test } from 'vitest'
-import DshBase, { bootEntries } from '@dshkit/dsh-base'
+import DshBase, { bootEntries, type DshBaseConfigInput } from '@dshkit/dsh-base'
+import { cleanup, onCleanup, plug, tempDir, textOf } from '@dshkit/testing'
 import RedactSecrets from '../src/index.js'
 
 const here = dirname(dirname(fileURLToPath(import.meta.url)))
@@ -13,12 +13,12 @@ const KEY = 'sk-' + 'live' + 'Z9y8X7w6V5u4T3s2R1q0'
 
 let root: string
 beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'redact-dsh-'))
+  root = await tempDir('redact-dsh-')
   await writeFile(join(root, 'settings.json'), JSON.stringify({ model: 'gpt', apiKey: KEY }, null, 2))
 })
-afterEach(async () => { await rm(root, { recursive: true, force: true }) })
+afterEach(cleanup)
 
-const baseConfig = () => ({ 'fs-sandbox': { roots: [root] }, 'user-approval': { responder: 'headless' } })
+const baseConfig = (): DshBaseConfigInput => ({ 'fs-sandbox': { roots: [root] }, 'user-approval': { responder: 'headless' } })
 
 async function readSettings(ctx: Context) {
   const result = await ctx.tools.execute({ callId: 'c1', name: 'fs_read', arguments: { path: 'settings.json' } })
@@ -28,11 +28,10 @@ async function readSettings(ctx: Context) {
 
 test('plugged next to dsh-base, a key read from a file by fs_read never reaches the model', async () => {
   const ctx = new Context()
-  await ctx.plugin(DshBase, baseConfig())
-  await ctx.plugin(RedactSecrets)
-  for (let i = 0; i < 100 && !ctx.get('loop'); i++) await new Promise((resolve) => setImmediate(resolve))
+  const fibers = [await plug(ctx, DshBase, baseConfig()), await plug(ctx, RedactSecrets)]
+  onCleanup(async () => { for (const fiber of fibers.reverse()) await fiber.dispose() })
   const result = await readSettings(ctx)
-  const text = result.content.map((block) => block.type === 'text' ? block.text : '').join('')
+  const text = textOf(result)
   expect(text).not.toContain(KEY)
   expect(text).toContain('[REDACTED]')
   expect(text).toContain('"model": "gpt"')
@@ -47,7 +46,7 @@ test('booted by package name through dsh-base\'s cordis.yml loader, with its own
   ], { label: 'test cordis.yml', baseDir: here })
   expect(report.problems).toEqual([])
   const result = await readSettings(ctx)
-  const text = result.content.map((block) => block.type === 'text' ? block.text : '').join('')
+  const text = textOf(result)
   expect(text).not.toContain(KEY)
   expect(text).toContain('<hidden>')
 })

@@ -1,8 +1,11 @@
 import { Context } from 'cordis'
 import { z } from 'zod'
-import { describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
 import Tools, { defineTool, type ToolDefinition } from '@dshkit/tools'
-import RedactSecrets from '../src/index.js'
+import { boot, cleanup } from '@dshkit/testing'
+import RedactSecrets, { type ConfigInput } from '../src/index.js'
+
+afterEach(cleanup)
 
 // Built at runtime so no key-shaped literal sits in the repository.
 const OPENAI = 'sk-' + 'proj' + 'A1b2C3d4E5f6G7h8I9j0'
@@ -18,12 +21,10 @@ const leaky = defineTool({
   execute: () => ({ openai: OPENAI, aws: AWS, note: 'nothing secret here' }),
 })
 
-async function setup(config?: Record<string, unknown>, ...tools: ToolDefinition[]) {
-  const ctx = new Context()
-  await ctx.plugin(Tools)
-  await ctx.plugin({ name: 'test-tools', inject: ['tools'], apply: (ctx) => { for (const tool of [leaky, ...tools]) ctx.tools.register(tool) } })
-  const fiber = await ctx.plugin(RedactSecrets, config)
-  return { ctx, fiber, run: (name = 'show_config', args: unknown = {}) => ctx.tools.execute({ callId: 'c1', name, arguments: args }) }
+async function setup(config?: ConfigInput, ...tools: ToolDefinition[]) {
+  const { ctx, plug, call } = await boot({ tools: [leaky, ...tools] })
+  const fiber = await plug(RedactSecrets, config)
+  return { ctx, fiber, run: (name = 'show_config', args: unknown = {}) => call(name, args) }
 }
 
 const text = (result: { content: { type: string; text?: string }[] }) => result.content.map((b) => b.text ?? `<${b.type}>`).join('|')

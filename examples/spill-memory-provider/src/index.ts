@@ -1,27 +1,16 @@
 import type { Context } from 'cordis'
-import { z } from 'zod'
-import { strictConfig } from '@dshkit/tools'
+import { definePlugin } from '@dshkit/tools'
+import { Config, type ConfigInput } from './config.js'
 import { MemorySpill } from './store.js'
 
 export { MemorySpill, ID_PATTERN, type MemorySpillOptions } from './store.js'
 
 export const name = 'spill-memory-provider'
+export { Config, type ConfigInput } from './config.js'
 
-export const Config = strictConfig({
-  maxTotalBytes: z.number({ error: 'maxTotalBytes must be a number of bytes' })
-    .int('maxTotalBytes must be a whole number of bytes').positive('maxTotalBytes must be a positive number of bytes')
-    .default(256 * 1024 * 1024),
-  readLimit: z.number({ error: 'readLimit must be a number of bytes' })
-    .int('readLimit must be a whole number of bytes').positive('readLimit must be a positive number of bytes')
-    .default(64 * 1024),
-}).prefault({})
-export type Config = z.infer<typeof Config>
-/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
-export type ConfigInput = z.input<typeof Config>
-
-export function apply(ctx: Context, config?: ConfigInput) {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
+export const apply = (ctx: Context, config?: ConfigInput) => {
   new MemorySpill(ctx, Config.parse(config))
 }
 
-export default { name, Config, apply }
+export default definePlugin({ name, Config, apply })

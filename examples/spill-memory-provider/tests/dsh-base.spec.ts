@@ -1,19 +1,18 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
 import { z } from 'zod'
 import { afterEach, beforeEach, expect, test } from 'vitest'
-import DshBase, { bootEntries } from '@dshkit/dsh-base'
+import DshBase, { bootEntries, type DshBaseConfigInput } from '@dshkit/dsh-base'
+import { cleanup, onCleanup, plug, tempDir } from '@dshkit/testing'
 import { defineTool, type ToolExecutionResult } from '@dshkit/tools'
 import SpillMemory, { MemorySpill } from '../src/index.js'
 
 const here = dirname(dirname(fileURLToPath(import.meta.url)))
 
 let root: string
-beforeEach(async () => { root = await mkdtemp(join(tmpdir(), 'spill-memory-dsh-')) })
-afterEach(async () => { await rm(root, { recursive: true, force: true }) })
+beforeEach(async () => { root = await tempDir('spill-memory-dsh-') })
+afterEach(cleanup)
 
 // 200 numbered lines of ~1 KB: far over the 4 KB threshold set below.
 const bigOutput = Array.from({ length: 200 }, (_, i) => `line ${i + 1} ${'é漢🎉'.repeat(100)}`).join('\n')
@@ -26,7 +25,7 @@ const dumpTool = {
   },
 }
 
-const baseConfig = () => ({
+const baseConfig = (): DshBaseConfigInput => ({
   'spill-local': false,
   'fs-sandbox': { roots: [root] },
   'user-approval': { responder: 'headless' },
@@ -52,16 +51,23 @@ async function spillAndReadBack(ctx: Context) {
 
 test('plugged next to dsh-base with spill-local: false, it stores the big output and spill_read reads it back', async () => {
   const ctx = new Context()
-  await ctx.plugin(DshBase, baseConfig())
-  await ctx.plugin(SpillMemory)
-  await ctx.plugin(dumpTool)
-  for (let i = 0; i < 100 && !ctx.get('loop'); i++) await new Promise((resolve) => setImmediate(resolve))
+  const fibers = [await plug(ctx, DshBase, baseConfig()), await plug(ctx, SpillMemory), await plug(ctx, dumpTool)]
+  onCleanup(async () => { for (const fiber of fibers.reverse()) await fiber.dispose() })
   expect(ctx.get('spill')).toBeInstanceOf(MemorySpill)
   const { first, id, text } = await spillAndReadBack(ctx)
   expect(first.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining(`spill ${id}`) })
   expect(Buffer.byteLength((first.content[0] as { text: string }).text)).toBeLessThanOrEqual(4096)
   expect(text === bigOutput).toBe(true)
   expect((await ctx.spill.list()).map((entry) => entry.tool)).toEqual(['dump'])
+})
+
+test('named as dsh-base\'s providers.spill, it is the store in spill-local\'s place, with its own config', async () => {
+  const ctx = new Context()
+  const fibers = [await plug(ctx, DshBase, { ...baseConfig(), providers: { spill: { plugin: SpillMemory, config: { maxTotalBytes: 1024 * 1024 } } } }), await plug(ctx, dumpTool)]
+  onCleanup(async () => { for (const fiber of fibers.reverse()) await fiber.dispose() })
+  expect(ctx.get('spill')).toBeInstanceOf(MemorySpill)
+  const { text } = await spillAndReadBack(ctx)
+  expect(text === bigOutput).toBe(true)
 })
 
 test('booted by package name through dsh-base\'s cordis.yml loader', async () => {

@@ -1,11 +1,13 @@
-import { Context } from 'cordis'
 import { z } from 'zod'
-import { expect, test } from 'vitest'
-import Tools, { defineTool } from '@dshkit/tools'
+import { afterEach, expect, test } from 'vitest'
+import { defineTool } from '@dshkit/tools'
+import { boot, cleanup } from '@dshkit/testing'
 import NoRmRf, { isRmRf } from './no-rm-rf.js'
 import AskLockfiles from './ask-lockfiles.js'
 import Duration from './duration.js'
 import InstallReminder from './install-reminder.js'
+
+afterEach(cleanup)
 
 // Stand-ins for real tools: they record what ran instead of touching anything.
 const ran: string[] = []
@@ -21,12 +23,10 @@ const fsWrite = defineTool({
 
 async function setup(...plugins: any[]) {
   ran.length = 0
-  const ctx = new Context()
-  await ctx.plugin(Tools)
-  await ctx.plugin({ name: 'test-tools', inject: ['tools'], apply: (ctx) => { ctx.tools.register(bash); ctx.tools.register(fsWrite) } })
+  const { ctx, plug, call } = await boot({ tools: [bash, fsWrite] })
   const fibers = []
-  for (const plugin of plugins) fibers.push(await ctx.plugin(plugin))
-  const run = (name: string, args: object) => ctx.tools.execute({ callId: 'c1', name, arguments: args })
+  for (const plugin of plugins) fibers.push(await plug(plugin))
+  const run = (name: string, args: object) => call(name, args)
   return { ctx, run, fibers }
 }
 
