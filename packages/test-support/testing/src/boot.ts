@@ -1,8 +1,11 @@
-import { Context, type Fiber, type Plugin } from 'cordis'
+import { Context, type Plugin } from 'cordis'
 import Tools, { type ToolDefinition, type ToolExecutionResult } from '@dshkit/tools'
 import { captureLogs, captureResults, type CapturedLogs, type CapturedResult } from './capture.js'
 import { onCleanup } from './cleanup.js'
 import { plug, untilUp, type UpOptions } from './plug.js'
+
+// `Fiber` is generic only once plugin-loader's typings are loaded; the context's own fiber type works either way.
+type Fiber = Context['fiber']
 
 /** A plugin, or a plugin with its config. */
 export type PluginEntry = Plugin | [plugin: Plugin, config: unknown]

@@ -1,5 +1,8 @@
-import type { Context, Fiber, Plugin } from 'cordis'
+import type { Context, Plugin } from 'cordis'
 import { realDelay } from './timers.js'
+
+// `Fiber` is generic only once plugin-loader's typings are loaded; the context's own fiber type works either way.
+type Fiber = Context['fiber']
 
 // cordis' FiberState is an ambient const enum, which isolated modules cannot read.
 const ACTIVE = 2
