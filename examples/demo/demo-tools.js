@@ -4,7 +4,8 @@ import { z } from 'zod'
 export const name = 'demo-tools'
 export const inject = ['tools']
 
-export function apply(ctx) {
+// An arrow: cordis calls a `function` declaration with `new`, losing the disposer it returns.
+export const apply = (ctx) => {
   ctx.tools.register({
     name: 'wait_for_ci',
     description: 'Waits for the CI run to finish (demo: just sleeps for `ms`).',
