@@ -46,10 +46,10 @@ export interface Booted {
 export async function boot({ plugins = [], tools = [], timeoutMs }: BootOptions = {}): Promise<Booted> {
   const ctx = new Context()
   const logs = captureLogs(ctx)
-  const results = captureResults(ctx)
   const dispose = onCleanup(() => disposeAll(ctx))
   const up = { timeoutMs }
   let calls = 0
+  const results: CapturedResult[] = []
   const booted: Booted = {
     ctx,
     results,
@@ -61,6 +61,8 @@ export async function boot({ plugins = [], tools = [], timeoutMs }: BootOptions 
     dispose,
   }
   await plug(ctx, Tools, undefined, up)
+  // The runtime sees tools/* listeners registered while it is up, so capture starts after it.
+  captureResults(ctx, results)
   if (tools.length) await booted.register(tools)
   // Plug all first, then wait: a plugin may inject a service that a later entry provides.
   const fibers: (Fiber & PromiseLike<Fiber>)[] = []

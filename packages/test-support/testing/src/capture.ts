@@ -7,9 +7,11 @@ export interface CapturedResult {
   result: Readonly<ToolExecutionResult>
 }
 
-/** Every `tools/result` the context emits from now on, in order; stops with the context. */
-export function captureResults(ctx: Context): CapturedResult[] {
-  const captured: CapturedResult[] = []
+/**
+ * Every `tools/result` the context emits from now on, in order (into `captured` if given); stops
+ * with the context. Call it once a tools runtime is up: the runtime only sees listeners registered then.
+ */
+export function captureResults(ctx: Context, captured: CapturedResult[] = []): CapturedResult[] {
   ctx.on('tools/result', (exec, result) => void captured.push({ exec, result }))
   return captured
 }
