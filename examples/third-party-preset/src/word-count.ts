@@ -3,11 +3,8 @@ import { z } from 'zod'
 import type {} from '@dshkit/fs' // the type of ctx.fs
 import { defineTool, strictConfig } from '@dshkit/tools'
 
-/**
- * What count_words returns. A type alias, not an interface: `Value extends JsonValue` needs an index
- * signature, which only aliases get implicitly (see README, "Rough edges").
- */
-export type WordCount = {
+/** What count_words returns: an interface is fine, defineTool checks that every field is JSON. */
+export interface WordCount {
   path: string
   lines: number
   words: number

@@ -1,11 +1,11 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec'
-import type { JsonValue, ToolCallOf, ToolDefinition, ToolExecution, ToolInputs } from './types.js'
+import type { JsonValue, JsonValueCheck, ToolCallOf, ToolDefinition, ToolExecution, ToolInputs } from './types.js'
 
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 
-/** Typed helper: infers `Args` from the parameters schema. */
-export function defineTool<S extends StandardSchemaV1, Value extends JsonValue = JsonValue>(
-  def: ToolDefinition<StandardSchemaV1.InferOutput<S>, Value> & { parameters: S },
+/** Typed helper: infers `Args` from the parameters schema; `Value` (what execute returns) must be JSON-compatible. */
+export function defineTool<S extends StandardSchemaV1, Value = JsonValue>(
+  def: ToolDefinition<StandardSchemaV1.InferOutput<S>, Value> & { parameters: S } & JsonValueCheck<Value>,
 ): ToolDefinition<StandardSchemaV1.InferOutput<S>, Value> {
   return def
 }

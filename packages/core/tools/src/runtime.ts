@@ -6,7 +6,7 @@ import { listenerNames, runPipeline, type PipelineState, type RegisteredGuard, t
 import { prepareCall, publish } from './prepare.js'
 import { listenerLists, TOOL_EVENTS, type ToolEvent } from './listeners.js'
 import type {
-  DispatchOptions, ExecuteInput, JsonValue, PostToolDecision, PreparedCall, PreToolDecision, ToolDefinition, ToolExecution,
+  DispatchOptions, ExecuteInput, JsonValue, JsonValueCheck, PostToolDecision, PreparedCall, PreToolDecision, ToolDefinition, ToolExecution,
   ToolExecutionResult, ToolGuard, ToolSchema,
 } from './types.js'
 
@@ -71,7 +71,7 @@ export class ToolRuntime extends Service {
   }
 
   /** Adds a tool for as long as the calling plugin lives. */
-  register<S extends StandardSchemaV1, Value extends JsonValue = JsonValue>(tool: ToolDefinition<StandardSchemaV1.InferOutput<S>, Value> & { parameters: S }): () => void {
+  register<S extends StandardSchemaV1, Value = JsonValue>(tool: ToolDefinition<StandardSchemaV1.InferOutput<S>, Value> & { parameters: S } & JsonValueCheck<Value>): () => void {
     // Generic like defineTool, so an inline definition's `execute(args)` is typed from its schema.
     const def = tool as unknown as ToolDefinition
     checkDefinition(def)

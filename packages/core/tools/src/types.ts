@@ -2,6 +2,28 @@ import type { StandardSchemaV1 } from '@standard-schema/spec'
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue }
 
+/**
+ * `T` itself when every part of it survives JSON (interfaces included: no index signature needed);
+ * a function, Date, Map, bigint, symbol or an `undefined` array item turns that part into `never`, so `T` no longer fits.
+ * An object field may be optional or `undefined`: the runtime drops it, as JSON.stringify does.
+ */
+export type JsonCompatible<T> =
+  T extends null | boolean | number | string ? T
+    : T extends bigint | symbol | undefined | ((...args: never[]) => unknown) ? never
+      : T extends readonly unknown[] ? { [K in keyof T]: JsonCompatible<T[K]> }
+        : T extends object ? { [K in keyof T]: JsonCompatibleField<T[K]> }
+          : never
+
+/**
+ * Intersected with a tool definition by defineTool/register: nothing when `Value` is JSON-compatible, else a
+ * required key whose name says what is wrong (a generic constraint cannot refer to itself through a conditional type).
+ */
+export type JsonValueCheck<Value> = [Value] extends [JsonValue | void] ? unknown
+  : [Value] extends [JsonCompatible<Value>] ? unknown
+  : { 'execute returns a function, Date, bigint or another non-JSON value: return plain data': never }
+
+type JsonCompatibleField<T> = undefined extends T ? JsonCompatible<T> | undefined : JsonCompatible<T>
+
 export type ContentBlock =
   | { type: 'text'; text: string }
   | { type: 'image'; data: string; mimeType: string }
@@ -69,7 +91,8 @@ export interface ToolRunContext extends ToolExecution {
   concludeTurn(): void
 }
 
-export interface ToolDefinition<Args = any, Value extends JsonValue = JsonValue> {
+/** `Value` is what execute returns: any JSON-compatible type, an interface too (see `JsonCompatible`). */
+export interface ToolDefinition<Args = any, Value = JsonValue> {
   name: string
   description: string
   parameters: StandardSchemaV1<unknown, Args>

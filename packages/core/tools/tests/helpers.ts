@@ -31,7 +31,7 @@ export function tool(overrides: Partial<ToolDefinition> & Pick<ToolDefinition, '
 
 export const call = (name = 'echo', args: unknown = { text: 'hi' }, signal?: AbortSignal) => ({ callId: 'c1', name, arguments: args, signal })
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 export function deferred<T = void>() {
   let resolve!: (value: T) => void
