@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import type { SpillGrepMatch, SpillService } from '@dshkit/spill'
 import { boundedMessage, compilePattern, LineGrep, SpillError, utf8Head, utf8Length, type SpillReadResult } from '@dshkit/spill'
-import { defineTool, type JsonValue } from '@dshkit/tools'
+import { defineTool } from '@dshkit/tools'
 import { z } from 'zod'
 import { readLimitOf, type Config } from './config.js'
 
@@ -88,33 +88,35 @@ export function registerSpillRead(ctx: Context, config: Config) {
     return { id, grep, matches, truncated: cut !== undefined, ...(cut && { cut }) }
   }
 
-  ctx.tools.register(defineTool({
+  const parameters = z.object({
+    id: z.string().describe('spill id from the notice, e.g. sp_…'),
+    offset: z.number().int().min(0).optional().describe('byte offset to start at (default 0)'),
+    limit: z.number().int().positive().optional().describe(`bytes to read (default and maximum ${readLimit})`),
+    grep: z.string().min(1).optional().describe('regular expression (RE2 syntax, no lookaround or backreferences); returns matching lines instead of a page'),
+  }).strict()
+
+  // The value type is named: inferred from the async execute alone it would come out as void.
+  ctx.tools.register(defineTool<typeof parameters, PageValue | GrepValue>({
     name: SPILL_READ,
     description: 'Read a tool output that was too large to show in full and was stored as a spill. '
       + 'Give the id from the spill notice and a byte offset to read the next page (each page says where the next one starts), '
       + 'or give grep, a regular expression (RE2 syntax: like JavaScript\'s, without lookaround or backreferences), to list matching lines with their line numbers.',
-    parameters: z.object({
-      id: z.string().describe('spill id from the notice, e.g. sp_…'),
-      offset: z.number().int().min(0).optional().describe('byte offset to start at (default 0)'),
-      limit: z.number().int().positive().optional().describe(`bytes to read (default and maximum ${readLimit})`),
-      grep: z.string().min(1).optional().describe('regular expression (RE2 syntax, no lookaround or backreferences); returns matching lines instead of a page'),
-    }).strict(),
+    parameters,
     isConcurrencySafe: () => true,
     idempotent: true,
     async execute({ id, offset, limit, grep }) {
       if (grep !== undefined) {
         if (offset !== undefined || limit !== undefined) throw new Error('spill_read takes either grep or offset/limit, not both')
-        return await bounded(grepSpill(store(), id, grep)) as unknown as JsonValue
+        return await bounded(grepSpill(store(), id, grep))
       }
       const want = Math.min(limit ?? readLimit, readLimit)
       const page = fitPage(await bounded(store().read(id, { offset, limit: want })), want)
       const value: PageValue = { id, ...page, next: page.done ? null : page.offset + page.bytes }
       if (limit !== undefined && limit > readLimit) value.capped = readLimit
-      return value as unknown as JsonValue
+      return value
     },
     render(value) {
-      const v = value as Record<string, unknown>
-      return [{ type: 'text', text: 'grep' in v ? renderGrep(v as unknown as GrepValue) : renderPage(v as unknown as PageValue) }]
+      return [{ type: 'text', text: 'grep' in value ? renderGrep(value) : renderPage(value) }]
     },
   }))
 }
