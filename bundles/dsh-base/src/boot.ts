@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises'
+import { constants, type Stats } from 'node:fs'
+import { open, stat } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -42,11 +43,9 @@ export async function readConfigFile(file: string): Promise<{ entries: unknown[]
   const path = resolve(file)
   // A device, FIFO or directory could block or never end, and a config past 4 MiB is a mistake: refuse, one line.
   const maxBytes = 4 * 1024 * 1024
-  const { constants } = await import('node:fs')
-  const { open, stat } = await import('node:fs/promises')
   class Refused extends Error {}
   const refuse = (why: string) => new Refused(`cannot read config ${file}: ${why}`)
-  const check = (info: import('node:fs').Stats) => {
+  const check = (info: Stats) => {
     const kind = info.isDirectory() ? 'a directory' : info.isFIFO() ? 'a FIFO' : info.isCharacterDevice() ? 'a character device'
       : info.isBlockDevice() ? 'a block device' : info.isSocket() ? 'a socket' : 'something other than a file'
     if (!info.isFile()) throw refuse(`it is ${kind}, not a regular file; pass the path of a cordis.yml file`)

@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import Tools from '@dshkit/tools'
+import Tools, { definePlugin } from '@dshkit/tools'
 import Session from '@dshkit/session'
 import SessionStoreJsonl from '@dshkit/session-store-jsonl'
 import AgentLoop from '@dshkit/agent-loop'
@@ -36,7 +36,7 @@ export type ConfigInput = DshBaseConfigInput
 
 export const name = 'dsh-base'
 
-// An arrow: cordis calls a `function` declaration with `new`.
+// An arrow: cordis calls a `function` declaration with `new` and would lose a returned disposer.
 export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
@@ -82,4 +82,4 @@ async function startedOrThrow(ctx: Context) {
   }
 }
 
-export default { name, Config, apply }
+export default definePlugin({ name, Config, apply })
