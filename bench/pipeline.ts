@@ -8,7 +8,7 @@ const ALLOW: PreToolDecision = { kind: 'allow' }
 const ACCEPT: PostToolDecision = { kind: 'accept' }
 const passPre = (_e: unknown, next: () => Promise<PreToolDecision>) => next()
 const passExec = (_e: unknown, next: () => Promise<ToolExecutionResult>) => next()
-const passPost = (_e: unknown, _r: unknown, next: () => Promise<PostToolDecision>) => next()
+const passPost = (_e: unknown, _r: unknown, next: () => Promise<Readonly<ToolExecutionResult>>) => next()
 const observe = () => {}
 
 async function boot(listeners: number) {
@@ -43,7 +43,7 @@ for (const listeners of [0, 8]) {
   const result: ToolExecutionResult = { isError: false, value: 'ok', content: [{ type: 'text', text: 'ok' }] }
   const pre = compose<[unknown], PreToolDecision>(Array(listeners).fill(passPre))
   const run = compose<[unknown], ToolExecutionResult>(Array(listeners).fill(passExec))
-  const post = compose<[unknown, unknown], PostToolDecision>(Array(listeners).fill(passPost))
+  const post = compose<[unknown, unknown], Readonly<ToolExecutionResult>>(Array(listeners).fill(passPost))
   const input = { callId: 'c', name: 'noop', arguments: { n: 1 } }
   const tools = ctx.tools
   const timings = await compare({
@@ -57,7 +57,7 @@ for (const listeners of [0, 8]) {
     compose: async () => {
       await pre([exec], async () => ALLOW)
       const r = await run([exec], async () => result)
-      await post([exec, r], async () => ACCEPT)
+      await post([exec, r], async () => r)
       observe()
     },
   }, { rounds: 15, batch: 2000 })
@@ -93,7 +93,8 @@ ${table(['listeners / waterfall', 'dshkit execute µs', 'ctx.waterfall µs', 'ko
 
 dshkit's execute snapshots and freezes arguments, validates them with zod, normalizes and deep-freezes the
 result and emits \`tools/result\`. It costs ${ratio(0)}× the bare \`ctx.waterfall\` dispatch with no listeners
-(target ≤ 0.5) and ${ratio(8)}× with 8 per waterfall (target ≤ 1.0): it holds the events service's hook
-lists directly instead of resolving \`ctx.waterfall\` through the context proxy on every call. Heap growth over 100k calls sharing one caller signal with a signal-swapping
-wrapper: ${heap.toFixed(2)} MB (signals are fused with listeners removed on settle, not \`AbortSignal.any\`).
+(target ≤ 0.5) and ${ratio(8)}× with 8 per waterfall (target ≤ 1.0): it keeps its own listener lists for
+the \`tools/*\` events, filled as plugins register through cordis' public \`internal/listener\` event, and
+dispatches over them instead of resolving \`ctx.waterfall\` through the context proxy on every call. Heap
+growth over 100k calls sharing one caller signal with a wrapper that passes its own signal (\`next({ signal })\`): ${heap.toFixed(2)} MB (signals are fused with listeners removed on settle, not \`AbortSignal.any\`).
 `)
