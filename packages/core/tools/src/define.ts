@@ -6,7 +6,7 @@ export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 /** Typed helper: infers `Args` from the parameters schema; `Value` (what execute returns) must be JSON-compatible. */
 export function defineTool<S extends StandardSchemaV1, Value = JsonValue>(
   def: ToolDefinition<StandardSchemaV1.InferOutput<S>, Value> & { parameters: S } & JsonValueCheck<Value>,
-): ToolDefinition<StandardSchemaV1.InferOutput<S>, Value> {
+): ToolDefinition<StandardSchemaV1.InferOutput<S>, NoInfer<Value>> {
   return def
 }
 

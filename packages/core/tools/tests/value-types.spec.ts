@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool, type JsonCompatible } from '../src/index.js'
+import type { Context } from 'cordis'
+import { defineTool, type JsonCompatible, type ToolDefinition } from '../src/index.js'
 import { call, plug, setup } from './helpers.js'
 
 /** An interface has no implicit index signature; a tool may still return one. */
@@ -61,4 +62,11 @@ export function nonJsonValuesAreCompileErrors() {
 export function recursiveInterfacesAreFine() {
   interface Tree { label: string; children: Tree[] }
   return defineTool<typeof parameters, Tree>({ name: 't', description: '', parameters, execute: () => ({ label: 'root', children: [] }) })
+}
+
+export function registeringADefinedToolKeepsItsInferredValue(ctx: Context) {
+  // register()'s own generics must not re-infer the value of a defineTool() call passed to it.
+  const echo: ToolDefinition<{ path: string }, string> = defineTool({ name: 'e', description: '', parameters, execute: ({ path }) => path })
+  ctx.tools.register(defineTool({ name: 'e', description: '', parameters, execute: ({ path }) => (path.length, path) }))
+  return echo
 }

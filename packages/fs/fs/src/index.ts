@@ -10,6 +10,6 @@ export { Config, type ConfigInput } from './config.js'
 export const name = 'fs'
 
 /** Plugging the seam adds nothing: install a provider such as @dshkit/fs-local for `ctx.fs`. */
-export const apply = (_ctx: Context, _config: Config) => {}
+export const apply = (_ctx: Context, _config?: Config) => {}
 
 export default { name, Config, apply }
