@@ -3,6 +3,7 @@ import Tools, { type ToolDefinition } from '@dshkit/tools'
 import Session, { type SessionStore } from '@dshkit/session'
 import { z } from 'zod'
 import AgentLoop from '../src/index.js'
+import { sleep } from '@dshkit/testing'
 
 /** A fresh Context with tools, an in-memory (or given) session store, and the loop. */
 export async function setup(config?: { maxParallel?: number }, store?: SessionStore) {
@@ -19,7 +20,7 @@ export async function register(ctx: Context, ...defs: ToolDefinition[]) {
   await ctx.plugin({ name: 'test-tools', inject: ['tools'], apply: (ctx: Context) => { for (const def of defs) ctx.tools.register(def) } })
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+export { sleep }
 
 /** Records when each call's body starts and ends, and how many bodies run at once. */
 export class Timeline {

@@ -4,8 +4,8 @@ import fc from 'fast-check'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { z } from 'zod'
 import RetryPolicy, { backoffDelay, type Config } from '../src/index.js'
+import { sleep } from '@dshkit/testing'
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** A tool that fails its first `failures` runs with a thrown error, then succeeds. */
 function flaky(failures: number, extra: Partial<ToolDefinition> = {}) {

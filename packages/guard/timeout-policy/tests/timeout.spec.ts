@@ -3,12 +3,8 @@ import Tools, { type ToolDefinition, type ToolRunContext } from '@dshkit/tools'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import TimeoutPolicy, { ToolTimeoutError, type Config } from '../src/index.js'
+import { sleep, untilAborted } from '@dshkit/testing'
 
-/** Resolves when the signal aborts; rejects with its reason, as a cooperative body does. */
-const untilAborted = (signal: AbortSignal) => new Promise<never>((_resolve, reject) => {
-  signal.addEventListener('abort', () => reject(signal.reason), { once: true })
-})
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function setup(config: Partial<Config> | undefined, defs: Partial<ToolDefinition>[]) {
   const ctx = new Context()

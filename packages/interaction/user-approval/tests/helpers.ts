@@ -3,6 +3,7 @@ import { Context } from 'cordis'
 import Tools from '@dshkit/tools'
 import { z } from 'zod'
 import UserApproval, { type Config } from '../src/index.js'
+import { sleep } from '@dshkit/testing'
 
 /** Tools `shell` and `fs_write` that record their runs, a plugin that asks about every call, and user-approval. */
 export async function setup(config: Partial<Config>, asker: { reason?: string } = {}) {
@@ -49,4 +50,4 @@ export async function waitFor(read: () => string, pattern: string | RegExp, coun
   }
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+export { sleep }
