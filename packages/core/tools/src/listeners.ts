@@ -36,5 +36,22 @@ export function listenerLists(ctx: Context): ListenerLists {
       }
     }, `ctx.on(${JSON.stringify(name)})`)
   }, { global: true })
+  // A plugin without inject: ['tools'] may have registered before any runtime existed; its listener
+  // sits in cordis' own list, which dispatch never reads. Take it over, so it is not silently lost.
+  const early = (root as unknown as { events?: { _hooks?: Record<string, Hook[] | undefined> } }).events?._hooks ?? {}
+  for (const name of TOOL_EVENTS) {
+    for (const hook of [...early[name] ?? []]) {
+      const list = own[name]
+      hook.ctx.fiber.effect(() => {
+        list.push(hook)
+        return () => {
+          const index = list.indexOf(hook)
+          if (index >= 0) list.splice(index, 1)
+        }
+      }, `ctx.on(${JSON.stringify(name)})`)
+      // Out of cordis' list, or its own dispatch of the event (none today) would run it twice.
+      early[name]!.splice(early[name]!.indexOf(hook), 1)
+    }
+  }
   return lists
 }

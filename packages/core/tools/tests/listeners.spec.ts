@@ -54,3 +54,17 @@ test('a listener of a plugin that does not depend on tools survives the tools ru
   await plug(ctx, 'tools-owner', (ctx) => void ctx.tools.register(echo))
   expect(await ctx.tools.execute(call())).toMatchObject({ error: { code: 'DENIED', source: 'standalone' } })
 })
+
+test('a listener registered before the tools service started still judges calls, and goes with its plugin', async () => {
+  const ctx = new Context()
+  // A plugin without inject: ['tools'] (a sibling of a bundle in cordis.yml) may apply before the runtime exists.
+  const early = ctx.plugin({ name: 'early-deny', apply: (ctx: Context) => void ctx.on('tools/pre-execute', deny('early says no')) })
+  await early
+  await ctx.plugin(Tools)
+  await plug(ctx, 'tools-owner', (ctx) => void ctx.tools.register(echo))
+  expect(await ctx.tools.execute(call())).toMatchObject({ error: { code: 'DENIED', message: 'early says no' } })
+  expect(ctx.tools.listeners('tools/pre-execute')).toEqual(['early-deny'])
+  await early.dispose()
+  expect(await ctx.tools.execute(call())).toMatchObject({ isError: false })
+  expect(ctx.tools.listeners('tools/pre-execute')).toEqual([])
+})
