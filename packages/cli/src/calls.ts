@@ -1,4 +1,7 @@
+import { unknownKeyMessage } from '@dshkit/tools'
 import { MAX_CALLS_BYTES, readRegularFile } from './files.js'
+
+const LINE_KEYS = ['name', 'arguments', 'callId']
 
 /** Deeper arguments are a per-line problem: no real tool takes them, and every recursive consumer would risk the stack. */
 export const MAX_ARGUMENT_DEPTH = 256
@@ -34,6 +37,10 @@ export async function readCalls(file: string): Promise<{ calls: CallLine[]; erro
     }
     if (!value || typeof value !== 'object' || Array.isArray(value)) {
       errors.push({ line, message: 'expected an object {"name", "arguments", "callId"?}' })
+    } else if (Object.keys(value).some((key) => !LINE_KEYS.includes(key))) {
+      // A misspelled "callId" or "arguments" would otherwise run the call without it.
+      const key = Object.keys(value).find((key) => !LINE_KEYS.includes(key))!
+      errors.push({ line, message: `"${key}": ${unknownKeyMessage(key, LINE_KEYS)}` })
     } else if (typeof value.name !== 'string' || !value.name) {
       errors.push({ line, message: 'needs a "name" (the tool to call)' })
     } else if (value.callId !== undefined && (typeof value.callId !== 'string' || !value.callId)) {

@@ -108,6 +108,23 @@ describe('per-line problems in the calls file do not abort the run', () => {
     expect(code).toBe(1)
   })
 
+  test('a misspelled key on a line ("callid", "args") is that line\'s problem, not a call run without it', async () => {
+    const calls = join(dir, 'typo.jsonl')
+    await writeFile(calls, [
+      '{"callid": "mine", "name": "fs_read", "arguments": {"path": "hello.txt"}}',
+      '{"name": "fs_read", "args": {"path": "hello.txt"}}',
+      '{"callId": "ok", "name": "fs_read", "arguments": {"path": "hello.txt"}}',
+    ].join('\n'))
+    const { code, stdout, stderr } = await dshkit(['run', calls, '--root', dir])
+    expect(stderr.split('\n').filter((l) => l.includes('typo.jsonl:'))).toEqual([
+      expect.stringMatching(/typo\.jsonl:1: "callid": unknown key; did you mean "callId"\?$/),
+      expect.stringMatching(/typo\.jsonl:2: "args": unknown key; valid keys: name, arguments, callId$/),
+    ])
+    expect(stdout).toMatch(/✓ .*typo\.jsonl:3 fs_read \[ok\] ok/)
+    expect(stdout).not.toMatch(/typo\.jsonl:[12] /)
+    expect(code).toBe(1)
+  })
+
   test('a calls file that starts with a UTF-8 BOM runs cleanly', async () => {
     const calls = join(dir, 'bom.jsonl')
     await writeFile(calls, '\uFEFF{"name": "fs_read", "arguments": {"path": "hello.txt"}}\n')
