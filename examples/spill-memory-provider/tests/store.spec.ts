@@ -2,7 +2,11 @@ import { Context } from 'cordis'
 import { SpillError } from '@dshkit/spill'
 import { describe, expect, test } from 'vitest'
 import SpillMemory, { MemorySpill } from '../src/index.js'
-import { runIsolated } from './isolated.js'
+import { fileURLToPath } from 'node:url'
+import { runIsolated } from '@dshkit/testing'
+
+// The child runs in this package's directory, so it imports the built lib by package name.
+const packageDir = fileURLToPath(new URL('..', import.meta.url))
 
 async function store(config: Record<string, unknown> = {}) {
   const ctx = new Context()
@@ -100,7 +104,7 @@ describe('grep', () => {
       await ctx.plugin(SpillMemory)
       const { id } = await ctx.spill.put(('a'.repeat(41) + '!\\n').repeat(1000))
       const found = [await ctx.spill.grep(id, '(a+)+$'), await ctx.spill.grep(id, /(a|aa)+$/)]
-      console.log(JSON.stringify(found.map((f) => f.matches.length)))`)
+      console.log(JSON.stringify(found.map((f) => f.matches.length)))`, { cwd: packageDir })
     expect(JSON.parse(out)).toEqual([0, 0])
   })
 

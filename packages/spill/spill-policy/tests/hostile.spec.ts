@@ -3,7 +3,11 @@ import { SpillService, type SpillEntry, type SpillGrepResult, type SpillPutResul
 import { afterEach, describe, expect, test } from 'vitest'
 import { cleanup } from '@dshkit/testing'
 import { bytes, setup, textOf, valueOf } from './helpers.js'
-import { runIsolated } from './isolated.js'
+import { fileURLToPath } from 'node:url'
+import { runIsolated } from '@dshkit/testing'
+
+// The child runs in this package's directory, so it imports the built lib by package name.
+const packageDir = fileURLToPath(new URL('..', import.meta.url))
 
 afterEach(cleanup)
 
@@ -65,7 +69,7 @@ describe('a model-supplied pattern cannot stall the process', () => {
         const found = await ctx.tools.execute({ callId: 'c2', name: 'spill_read', arguments: { id: big.meta.spill.id, grep: '(a+)+$' } })
         results.push(found.isError ? found.error.message : found.value.matches.length)
       }
-      console.log(JSON.stringify(results))`)
+      console.log(JSON.stringify(results))`, { cwd: packageDir })
     expect(JSON.parse(out)).toEqual([0, 0])
   })
 

@@ -1,6 +1,10 @@
 import { describe, expect, test } from 'vitest'
 import { compilePattern, LineGrep, MAX_PATTERN_CHARS, SpillError, type SpillPattern } from '../src/index.js'
-import { runIsolated } from './isolated.js'
+import { fileURLToPath } from 'node:url'
+import { runIsolated } from '@dshkit/testing'
+
+// The child runs in this package's directory, so it imports the built lib by package name.
+const packageDir = fileURLToPath(new URL('..', import.meta.url))
 
 function refusal(run: () => unknown): SpillError {
   try {
@@ -28,7 +32,7 @@ describe('a model-supplied pattern cannot stall the process', () => {
         grep.push(line.repeat(1000))
         counts.push(grep.end().matches.length)
       }
-      console.log(JSON.stringify(counts))`)
+      console.log(JSON.stringify(counts))`, { cwd: packageDir })
     expect(JSON.parse(out)).toEqual([0, 0, 0])
   })
 
