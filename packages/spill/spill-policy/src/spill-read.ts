@@ -121,15 +121,16 @@ export function registerSpillRead(ctx: Context, config: Config) {
   }))
 }
 
-/** A store's failure goes to the model bounded, and keeps saying whether it is worth retrying. */
+/** A store's failure goes to the model bounded and named by its code (`INVALID_PATTERN: …`), and keeps saying whether it is worth retrying. */
 async function bounded<T>(work: Promise<T>): Promise<T> {
   try {
     return await work
   } catch (error) {
-    const message = String((error as Error)?.message ?? error)
-    if (message.length <= MAX_ERROR_CHARS) throw error
     const code = error instanceof SpillError ? error.code : 'STORE_FAILED'
-    throw new SpillError(code, boundedMessage(message, MAX_ERROR_CHARS), { cause: error })
+    const retryable = error instanceof SpillError ? error.retryable : true
+    // The code leads the message, as tool-fs does with FsError, so the model sees what kind of failure it is.
+    const message = `${code}: ${boundedMessage(String((error as Error)?.message ?? error), MAX_ERROR_CHARS - code.length - 2)}`
+    throw Object.assign(new Error(message, { cause: error }), { code, retryable })
   }
 }
 
