@@ -1,22 +1,8 @@
-import { spawn } from 'node:child_process'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import { cleanup, tempDir } from '@dshkit/testing'
-
-const bin = fileURLToPath(new URL('../lib/bin.js', import.meta.url))
-
-function dshkit(args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => { stdout += chunk })
-    child.stderr.on('data', (chunk) => { stderr += chunk })
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+import { dshkit } from './run-cli.js'
 
 let dir: string
 beforeEach(async () => {

@@ -1,23 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { cleanup, tempDir } from '@dshkit/testing'
-
-const bin = fileURLToPath(new URL('../lib/bin.js', import.meta.url))
-
-/** Runs the real built `dshkit` binary as a child process. */
-function dshkit(args: string[], options: { cwd?: string } = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => { stdout += chunk })
-    child.stderr.on('data', (chunk) => { stderr += chunk })
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+import { bin, dshkit } from './run-cli.js'
 
 let dir: string
 beforeAll(async () => {

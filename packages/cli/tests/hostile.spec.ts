@@ -2,25 +2,9 @@ import { execFileSync, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { cleanup, tempDir } from '@dshkit/testing'
-
-const bin = fileURLToPath(new URL('../lib/bin.js', import.meta.url))
-
-/** Runs the real built `dshkit` as a child process (killed after 15 s, so a hang fails the test instead of outliving it). */
-function dshkit(args: string[], options: { shell?: string } = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = options.shell
-      ? spawn('sh', ['-c', `${options.shell}; exec "$0" "$@"`, process.execPath, bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 15_000 })
-      : spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 15_000 })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => { stdout += chunk })
-    child.stderr.on('data', (chunk) => { stderr += chunk })
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+import { bin, dshkit } from './run-cli.js'
 
 const ESC = '\x1b'
 const hostileText = `${ESC}]0;pwned\x07${ESC}[2J${ESC}[H\rfake ✓ all good\x08\x9b31m`
