@@ -1,29 +1,12 @@
-import { defineTool } from '@dshkit/tools'
-import { boot } from '@dshkit/testing'
-import { z } from 'zod'
+import { boot, textOutputTool } from '@dshkit/testing'
 
 export { textOf, valueOf } from '@dshkit/testing'
 
 /** Tools + a `big` tool that returns (or throws) whatever text it is handed; `cleanup()` disposes it. */
 export async function withTools() {
-  const outputs = new Map<string, string>()
-  const bigTool = defineTool({
-    name: 'big',
-    description: 'returns a stored text',
-    parameters: z.object({ key: z.string(), fail: z.boolean().optional() }),
-    execute({ key, fail }) {
-      const text = outputs.get(key) ?? ''
-      if (fail) throw new Error(text)
-      return text
-    },
-  })
-  const booted = await boot({ tools: [bigTool] })
-  let n = 0
-  const big = (text: string, fail = false) => {
-    const key = `k${++n}`
-    outputs.set(key, text)
-    return booted.call('big', { key, fail })
-  }
+  const outputs = textOutputTool()
+  const booted = await boot({ tools: [outputs.tool] })
+  const big = (text: string, fail = false) => booted.call('big', outputs.argsFor(text, fail))
   return { ...booted, big }
 }
 

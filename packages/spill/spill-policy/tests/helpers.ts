@@ -3,9 +3,8 @@ import { chmod, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { Context } from 'cordis'
-import { defineTool, type ToolExecutionResult } from '@dshkit/tools'
-import { boot, type PluginEntry } from '@dshkit/testing'
-import { z } from 'zod'
+import type { ToolExecutionResult } from '@dshkit/tools'
+import { boot, textOutputTool, type PluginEntry } from '@dshkit/testing'
 import SpillLocal from '@dshkit/spill-local'
 import SpillPolicy, { type ConfigInput } from '../src/index.js'
 
@@ -44,28 +43,13 @@ export interface Setup {
 
 /** Tools + a spill store + spill-policy + a `big` tool that returns (or throws) a given text; `cleanup()` disposes it. */
 export async function setup({ store = 'local', dir, policy = {} }: Setup = {}) {
-  const outputs = new Map<string, string>()
-  const bigTool = defineTool({
-    name: 'big',
-    description: 'returns a stored text',
-    parameters: z.object({ key: z.string(), fail: z.boolean().optional() }),
-    execute({ key, fail }) {
-      const text = outputs.get(key) ?? ''
-      if (fail) throw new Error(text)
-      return text
-    },
-  })
+  const outputs = textOutputTool()
   const stores: PluginEntry[] = store === 'local' ? [[SpillLocal, dir ? { dir } : {}]]
     : typeof store === 'function' ? [{ name: 'test-store', apply: store }] : []
-  const booted = await boot({ tools: [bigTool], plugins: stores })
+  const booted = await boot({ tools: [outputs.tool], plugins: stores })
   const fiber = await booted.plug(SpillPolicy, policy)
-  let n = 0
   const call = (name: string, args: unknown) => booted.call(name, args)
-  const big = (text: string, fail = false) => {
-    const key = `k${++n}`
-    outputs.set(key, text)
-    return call('big', { key, fail })
-  }
+  const big = (text: string, fail = false) => call('big', outputs.argsFor(text, fail))
   return { ctx: booted.ctx, fiber, call, big }
 }
 

@@ -7,3 +7,4 @@ export { captureResults, captureLogs, type CapturedResult, type CapturedLogs, ty
 export { fakeClock, type FakeClock } from './clock.js'
 export { textOf, valueOf } from './results.js'
 export { runIsolated, type IsolatedOptions } from './isolated.js'
+export { textOutputTool } from './outputs.js'
