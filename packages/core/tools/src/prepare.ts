@@ -85,7 +85,13 @@ function inputOf(callId: string, args: unknown, signal: unknown, parent: unknown
 function unknownTool(tools: Map<string, RegisteredTool>, name: string): ToolFailure {
   const known = [...tools.keys()]
   const hint = known.length ? `; available tools: ${known.slice(0, 30).join(', ')}` : '; no tools are registered'
-  return decided(toolFailure('UNKNOWN_TOOL', `unknown tool "${name}"${hint}`, 'tools'), 'registry')
+  return decided(toolFailure('UNKNOWN_TOOL', `unknown tool ${quoteName(name)}${hint}`, 'tools'), 'registry')
+}
+
+/** No tool name is longer than 64 characters, so a longer one is shown cut; JSON quoting escapes control characters. */
+function quoteName(name: string): string {
+  if (name.length <= 64) return JSON.stringify(name)
+  return `${JSON.stringify(name.slice(0, 64)).slice(0, -1)}…" (${name.length} characters)`
 }
 
 function describeIssues(issues: readonly { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] }[]): string {

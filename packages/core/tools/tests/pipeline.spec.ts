@@ -19,6 +19,15 @@ describe('step 1: unknown names and arguments', () => {
     expect(observed).toEqual([result])
   })
 
+  test('a huge or control-laden unknown name is quoted bounded, not echoed whole to the model', async () => {
+    const { ctx } = await setup()
+    await plug(ctx, 'tools', (ctx) => void ctx.tools.register(echo))
+    const result = await ctx.tools.execute(call('y'.repeat(100_000) + '\x1b[2J'))
+    expect(result).toMatchObject({ isError: true, error: { code: 'UNKNOWN_TOOL' } })
+    expect(result.content[0]).toMatchObject({ text: expect.stringMatching(/^Error: unknown tool "y{64}…" \(100004 characters\); available tools: echo/) })
+    expect((result.content[0] as { text: string }).text.length).toBeLessThan(300)
+  })
+
   test.each([
     ['a function', { text: () => 1 }],
     ['a cycle', (() => { const a: any = { text: 'x' }; a.self = a; return a })()],
