@@ -46,6 +46,15 @@ function describe(event: SessionEvent, calls: Map<string, ToolCallEvent>, out: (
     case 'context/added':
       out(`+ ${event.time} context from ${event.source}`)
       break
+    case 'job/started':
+      out(`▶ ${event.time} job ${event.jobId} started by ${event.origin} for ${event.owner}${event.pid ? ` (pid ${event.pid})` : ''}: ${truncate(event.command, 120)}`)
+      break
+    case 'job/settled': {
+      const how = event.status === 'exited' ? `exited ${event.exitCode}` : event.status === 'killed' ? `killed ${event.signal ?? ''}`.trim()
+        : event.status === 'failed' ? `failed: ${event.error ?? ''}` : 'lost (the process that ran it stopped first)'
+      out(`■ ${event.time} job ${event.jobId} ${how}${event.reason ? ` (${truncate(event.reason, 80)})` : ''}`)
+      break
+    }
   }
 }
 

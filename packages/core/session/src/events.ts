@@ -37,7 +37,34 @@ export interface ContextAddedEvent {
   time: string
 }
 
-export type SessionEvent = ToolCallEvent | ToolResultEvent | ContextAddedEvent
+/** A background job was started (@dshkit/jobs); with no later `job/settled` for its jobId it was still running. */
+export interface JobStartedEvent {
+  type: 'job/started'
+  jobId: string
+  owner: string
+  command: string
+  /** Who started it, e.g. `shell` (the tool). */
+  origin: string
+  pid?: number
+  /** The process's start time as the OS counts it (Linux /proc), so a later load can tell the same process from a reused pid. */
+  pidStart?: string
+  time: string
+}
+
+/** How a background job ended: `lost` when a later load found it never settled (the process died first). */
+export interface JobSettledEvent {
+  type: 'job/settled'
+  jobId: string
+  status: 'exited' | 'killed' | 'failed' | 'lost'
+  exitCode?: number
+  signal?: string
+  error?: string
+  /** Why it was stopped, when someone asked (a kill reason, a timeout, a dispose). */
+  reason?: string
+  time: string
+}
+
+export type SessionEvent = ToolCallEvent | ToolResultEvent | ContextAddedEvent | JobStartedEvent | JobSettledEvent
 
 /** What `append` takes: an event whose `time` may be left out (it is then set to now). */
 export type SessionEventInput = SessionEvent extends infer E ? E extends SessionEvent ? Omit<E, 'time'> & { time?: string } : never : never
@@ -62,7 +89,15 @@ const eventSchema = z.discriminatedUnion('type', [
     time,
   }),
   z.object({ type: z.literal('context/added'), source: z.string(), content: z.array(block), time }),
-], { error: 'type must be "tool/call", "tool/result" or "context/added"' })
+  z.object({
+    type: z.literal('job/started'), jobId: z.string().min(1), owner: z.string(), command: z.string(), origin: z.string(),
+    pid: z.number().int().optional(), pidStart: z.string().optional(), time,
+  }),
+  z.object({
+    type: z.literal('job/settled'), jobId: z.string().min(1), status: z.enum(['exited', 'killed', 'failed', 'lost']),
+    exitCode: z.number().int().optional(), signal: z.string().optional(), error: z.string().optional(), reason: z.string().optional(), time,
+  }),
+], { error: 'type must be "tool/call", "tool/result", "context/added", "job/started" or "job/settled"' })
 
 /**
  * Validates an event and returns a deep-frozen JSON copy holding only the SPEC §6 fields.
