@@ -1,5 +1,5 @@
 export * from './run.js'
-export { groupAlive, groupMembers } from './reap.js'
+export { groupAlive, groupMembers } from '@dshkit/shell'
 export * from './parse.js'
 export * from './matcher.js'
 export * from './merge.js'

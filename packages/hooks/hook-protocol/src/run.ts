@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { reapTree, runMarker } from './reap.js'
+import { reapTree, runMarker } from '@dshkit/shell'
 
 export interface RunHookOptions {
   /** Shell command, run as `sh -c <command>` exactly as the harness settings spell it. */

@@ -1,1 +1,2 @@
 export * from './service.js'
+export { groupAlive, groupMembers, reapTree, runMarker } from './reap.js'

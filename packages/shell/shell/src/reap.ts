@@ -6,11 +6,12 @@ const POLL_MS = 20
 const KILL_PASSES_MS = 2_000
 
 /**
- * An environment variable name unique to one hook run. Every process the hook starts inherits
- * it, through `setsid` and double forks alike, so /proc finds them after they left the group.
+ * An environment variable name unique to one run (of a hook, a shell command). Every process the
+ * run starts inherits it, through `setsid` and double forks alike, so /proc finds them after they
+ * left the group. `prefix` says in `ps e` output what started them.
  */
-export function runMarker(): string {
-  return `DSHKIT_HOOK_RUN_${randomBytes(8).toString('hex')}`
+export function runMarker(prefix = 'DSHKIT_HOOK_RUN'): string {
+  return `${prefix}_${randomBytes(8).toString('hex')}`
 }
 
 interface ProcessInfo {
@@ -23,7 +24,7 @@ interface ProcessInfo {
 }
 
 /**
- * Ends a hook and everything it started: SIGTERM, up to `graceMs` to go, then SIGKILL until
+ * Ends a process (a hook, a shell command) and everything it started: SIGTERM, up to `graceMs` to go, then SIGKILL until
  * nothing is left. "Everything" is its process group, every process whose environment carries
  * `marker`, and every descendant of those (found through parent links while the parent lives).
  */
@@ -48,7 +49,7 @@ export async function reapTree(pgid: number, marker: string, graceMs: number): P
 }
 
 /**
- * Live pids of the hook's tree, or undefined where /proc cannot be read. Adds what it finds to
+ * Live pids of the run's tree, or undefined where /proc cannot be read. Adds what it finds to
  * `seen` and keeps reporting those while they live: a child that cleared its environment is
  * found through its parent, and must stay found once that parent is gone.
  */
