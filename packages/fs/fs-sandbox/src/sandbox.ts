@@ -73,6 +73,16 @@ export class Sandbox {
     if (reason) throw new FsError('FS_SANDBOX_DENIED', reason, abs)
   }
 
+  /** The roots as real paths, once `ready` settled; for a provider confining by the same rules (shell-sandbox). */
+  resolvedRoots(): { roots: string[]; readOnlyRoots: string[] } {
+    return { roots: [...this.roots], readOnlyRoots: [...this.readOnlyRoots] }
+  }
+
+  /** The deny glob covering a real path (or a directory above it), synchronously, once `ready` settled. */
+  deniedBy(path: string): string | undefined {
+    return this.denyRuleFor(path)
+  }
+
   /** A deny glob matching the path or any directory above it (up to its root), like .gitignore. */
   private denyRuleFor(path: string): string | undefined {
     if (!this.rules.length) return undefined
