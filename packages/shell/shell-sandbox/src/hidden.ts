@@ -1,0 +1,79 @@
+import { lstatSync, readdirSync } from 'node:fs'
+import nodePath from 'node:path'
+import picomatch from 'picomatch'
+
+export interface HiddenPaths {
+  dirs: string[]
+  files: string[]
+}
+
+/** Thrown when a launch would have to look at more entries than allowed: the command is refused, never run unhidden. */
+export class DenyScanLimitError extends Error {
+  name = 'DenyScanLimitError'
+}
+
+/**
+ * Finds what the deny globs cover right now, under the roots and under the fixed prefix of each
+ * absolute glob (`/home/me/.ssh/**` → `/home/me/.ssh`). A covered folder is not entered (it is hidden
+ * whole); symlinks are not followed (what they point to is hidden by its own path, if covered).
+ */
+export function findHidden(options: {
+  bases: readonly string[]
+  absoluteGlobs: readonly string[]
+  deniedBy: (path: string) => string | undefined
+  limit: number
+}): HiddenPaths {
+  const hidden: HiddenPaths = { dirs: [], files: [] }
+  const starts = new Set([...options.bases, ...options.absoluteGlobs.map(staticBase)])
+  let seen = 0
+  const pending: string[] = []
+  for (const start of starts) {
+    // An absolute glob's base may itself be covered (`/srv/secrets` for `/srv/secrets/**`).
+    if (options.deniedBy(start) && !options.bases.includes(start)) {
+      const kind = kindOf(start)
+      if (kind === 'dir') hidden.dirs.push(start)
+      else if (kind === 'file') hidden.files.push(start)
+      continue
+    }
+    pending.push(start)
+  }
+  while (pending.length) {
+    const dir = pending.pop()!
+    let entries
+    try {
+      entries = readdirSync(dir, { withFileTypes: true })
+    } catch {
+      continue // gone or unreadable: nothing in it can be read inside the sandbox either
+    }
+    for (const entry of entries) {
+      if (++seen > options.limit) {
+        throw new DenyScanLimitError(`looking for deny-glob matches passed ${options.limit} entries (under ${[...starts].join(', ')}); raise shell-sandbox's denyScanLimit or narrow the roots`)
+      }
+      const path = nodePath.join(dir, entry.name)
+      if (entry.isSymbolicLink()) continue
+      const covered = options.deniedBy(path) !== undefined
+      if (entry.isDirectory()) {
+        if (covered) hidden.dirs.push(path)
+        else pending.push(path)
+      } else if (covered) {
+        hidden.files.push(path)
+      }
+    }
+  }
+  return hidden
+}
+
+function staticBase(glob: string): string {
+  const base = picomatch.scan(glob).base
+  return base && nodePath.isAbsolute(base) ? nodePath.resolve(base) : '/'
+}
+
+function kindOf(path: string): 'dir' | 'file' | undefined {
+  try {
+    const stats = lstatSync(path)
+    if (stats.isSymbolicLink()) return undefined
+    return stats.isDirectory() ? 'dir' : 'file'
+  } catch {
+    return undefined
+  }
+}
