@@ -1,2 +1,14 @@
+import type { Context } from 'cordis'
+import { Config } from './config.js'
+
 export * from './service.js'
 export { groupAlive, groupMembers, reapTree, runMarker } from './reap.js'
+export { Config, type ConfigInput } from './config.js'
+
+/** The service name providers register under (`ctx.shell`). */
+export const name = 'shell'
+
+/** Plugging the seam adds nothing: install a provider such as @dshkit/shell-local for `ctx.shell`. */
+export const apply = (_ctx: Context, _config?: Config) => {}
+
+export default { name, Config, apply }

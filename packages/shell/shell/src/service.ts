@@ -1,5 +1,7 @@
+import nodePath from 'node:path'
 import type { Context } from 'cordis'
 import { Service } from 'cordis'
+import { startProcess } from './process.js'
 
 declare module 'cordis' {
   interface Context {
@@ -47,22 +49,36 @@ export interface ShellResult {
   error?: string
 }
 
+export type OutputListener = (chunk: string, stream: 'stdout' | 'stderr') => void
+
+/** What a spec leaves out. A provider overrides `defaults` to set its own (from its config). */
+export interface ShellDefaults {
+  /** No deadline when undefined. */
+  timeoutMs?: number
+  maxOutputBytes: number
+  graceMs: number
+}
+
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024
+export const DEFAULT_GRACE_MS = 2_000
+
 /** A live command (what jobs hold on to). `done` never rejects. */
 export interface ShellProcess {
   readonly pid: number | undefined
   readonly startedAt: number
   readonly done: Promise<ShellResult>
   /** Every decoded chunk as it arrives; returns a disposer. */
-  onOutput(listener: (chunk: string, stream: 'stdout' | 'stderr') => void): () => void
-  /** Kills the whole tree (SIGTERM, then SIGKILL after the grace) and resolves once nothing is left. */
-  kill(reason?: string): Promise<ShellResult>
+  onOutput(listener: OutputListener): () => void
+  /** Kills the whole tree (SIGTERM, then SIGKILL after the grace) and resolves once nothing is left; the result says `aborted`. */
+  kill(): Promise<ShellResult>
 }
 
 /** How a provider starts a command: the program and its argv (for example bash -c, or bwrap … bash -c). */
 export interface ShellLaunch {
   file: string
   args: string[]
-  env?: Record<string, string>
+  /** The base environment (default `process.env`); the spec's `env` and the seam's run marker go on top. */
+  env?: Record<string, string | undefined>
 }
 
 /**
@@ -75,9 +91,28 @@ export abstract class ShellService extends Service {
   /** Whether commands run inside an OS sandbox. */
   abstract readonly sandboxed: boolean
 
+  /** What a spec leaves out; providers override it from their config. */
+  readonly defaults: ShellDefaults = { maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES, graceMs: DEFAULT_GRACE_MS }
+
   constructor(ctx: Context) {
     super(ctx, 'shell')
   }
 
+  /**
+   * Starts `spec.command` and returns at once. Never throws: a command that cannot start
+   * resolves `done` with `error` set. A relative `spec.cwd` resolves against `cwd`.
+   */
+  spawn(spec: ShellSpec): ShellProcess {
+    const cwd = nodePath.resolve(this.cwd, spec.cwd ?? '.')
+    const resolved = { ...spec, cwd }
+    return startProcess({ spec: resolved, cwd, sandboxed: this.sandboxed, defaults: this.defaults, launch: () => this.launch(resolved) })
+  }
+
+  /** Runs `spec.command` to its end: `spawn(spec).done`. */
+  run(spec: ShellSpec): Promise<ShellResult> {
+    return this.spawn(spec).done
+  }
+
+  /** The program and argv that run `spec.command` (its `cwd` is absolute here); may throw to refuse. */
   protected abstract launch(spec: ShellSpec): ShellLaunch
 }

@@ -1,0 +1,20 @@
+import { statSync } from 'node:fs'
+
+/**
+ * Checks the working directory before spawning: Node reports a missing cwd as the shell being
+ * missing (`spawn bash ENOENT`), which sends the reader looking in the wrong place.
+ */
+export function cwdProblem(cwd: string): string | undefined {
+  let stats
+  try {
+    stats = statSync(cwd)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return `the working directory ${cwd} does not exist; create it or pass another cwd`
+    if (code === 'ENOTDIR') return `the working directory ${cwd} is not a directory (a part of the path is a file); pass a directory as cwd`
+    if (code === 'EACCES') return `the working directory ${cwd} cannot be reached by this user (permission denied)`
+    return `the working directory ${cwd} cannot be used: ${(error as Error).message}`
+  }
+  if (!stats.isDirectory()) return `the working directory ${cwd} is not a directory; pass a directory as cwd`
+  return undefined
+}
