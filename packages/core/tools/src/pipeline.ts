@@ -9,6 +9,7 @@ import { claimPost } from './post.js'
 import { isAbortSignal, makeExecution, prepareCall, preparedBy, type Checked, type RegisteredTool } from './prepare.js'
 export type { RegisteredTool } from './prepare.js'
 import { hookSource, isListenerError, runWaterfall } from './waterfall.js'
+import { isRewrite, MAX_REWRITES, readRewrite, rewriteExecution, tooManyRewrites, withRewriteMeta, type Rewrite } from './rewrite.js'
 import type { ListenerLists, ToolEvent } from './listeners.js'
 import type {
   ApprovalService, ContextMessage, ExecuteInput, PreparedCall, PreToolDecision,
@@ -60,11 +61,13 @@ export async function runPipeline(state: PipelineState, input: ExecuteInput | Pr
   if (known && state.tools.get((input as PreparedCall).name) === known.entry) call = { ...input as PreparedCall, entry: known.entry }
   else call = prepareCall(state.tools, known ? known.raw : input as ExecuteInput)
   if (call instanceof Promise) call = await call
-  const exec = makeExecution(call)
+  let exec = makeExecution(call)
   const { entry } = call
   let result: ToolExecutionResult
   try {
     result = call.failure ?? await judge(state, exec, entry!)
+    // Arguments rewritten by a pre-execute listener: the observers see the execution that ran.
+    exec = rewritten.get(result) ?? exec
   } catch (error) {
     // Only a defect in this package gets here; it still must not escape.
     state.logger.error('pipeline defect for %s: %s', exec.name, errorMessage(error))
@@ -73,12 +76,48 @@ export async function runPipeline(state: PipelineState, input: ExecuteInput | Pr
   return finish(state, exec, entry?.def, result)
 }
 
+/** The final execution of a call whose arguments were rewritten, by its result. */
+const rewritten = new WeakMap<ToolExecutionResult, ToolExecution>()
+
 async function judge(state: PipelineState, exec: ToolExecution, entry: RegisteredTool) {
   if (exec.signal.aborted) return abortedBeforeDispatch(exec)
-  const denial = await preExecute(state, exec)
-  if (denial?.error.code === 'ABORTED_BEFORE_DISPATCH') return denial
-  const result = denial ?? await dispatch(state, exec, entry, exec.input)
+  const outcome = await preExecute(state, exec)
+  if (isRewrite(outcome)) return judgeRewritten(state, exec, entry, outcome)
+  if (outcome?.error.code === 'ABORTED_BEFORE_DISPATCH') return outcome
+  const result = outcome ?? await dispatch(state, exec, entry, exec.input)
   return postExecute(state, exec, result)
+}
+
+/** Off the hot path: each rewrite is a new input, validated and judged again by every listener and guard. */
+async function judgeRewritten(state: PipelineState, exec: ToolExecution, entry: RegisteredTool, rewrite: Rewrite) {
+  const by: string[] = []
+  let outcome: ToolFailure | Rewrite | undefined = rewrite
+  while (isRewrite(outcome)) {
+    if (by.length === MAX_REWRITES) {
+      outcome = tooManyRewrites(exec, by, outcome.source)
+      break
+    }
+    const next = await rewriteExecution(entry, exec, outcome)
+    if (!isExecution(next)) {
+      outcome = next
+      break
+    }
+    by.push(outcome.source)
+    exec = next
+    outcome = await preExecute(state, exec)
+  }
+  if (outcome?.error.code === 'ABORTED_BEFORE_DISPATCH') return note(withRewriteMeta(outcome, by, exec), exec)
+  const result = outcome ?? await dispatch(state, exec, entry, exec.input)
+  return note(withRewriteMeta(await postExecute(state, exec, result), by, exec), exec)
+}
+
+function isExecution(value: ToolExecution | ToolFailure): value is ToolExecution {
+  return !('isError' in value)
+}
+
+function note(result: ToolExecutionResult, exec: ToolExecution) {
+  rewritten.set(result, exec)
+  return result
 }
 
 function abortedBeforeDispatch(exec: ToolExecution) {
@@ -99,7 +138,9 @@ function pipelineError(error: unknown, phase: string, by: 'listener' | 'wrapper'
 function claimPre(value: unknown, source: string): PreToolDecision {
   const d = value as PreToolDecision
   switch (d?.kind) {
-    case 'allow': return ALLOW
+    case 'allow':
+      if (d.updatedArguments === undefined) return ALLOW
+      return { kind: 'allow', updatedArguments: d.updatedArguments, source: typeof d.source === 'string' ? d.source : source }
     case 'deny':
       if (typeof d.reason !== 'string') throw new TypeError('a deny decision needs a reason string')
       return { kind: 'deny', reason: d.reason, source: typeof d.source === 'string' ? d.source : source }
@@ -110,8 +151,8 @@ function claimPre(value: unknown, source: string): PreToolDecision {
   }
 }
 
-/** Steps 3–5: listeners, then guards, then approval for `ask`. Returns a failure, or nothing to go on. */
-async function preExecute(state: PipelineState, exec: ToolExecution): Promise<ToolFailure | undefined> {
+/** Steps 3–5: listeners, then guards, then approval for `ask`. Returns a failure, new arguments to judge, or nothing to go on. */
+async function preExecute(state: PipelineState, exec: ToolExecution): Promise<ToolFailure | Rewrite | undefined> {
   const hooks = listeners(state, 'tools/pre-execute')
   let decision = ALLOW
   if (hooks) {
@@ -123,6 +164,11 @@ async function preExecute(state: PipelineState, exec: ToolExecution): Promise<To
   }
   if (exec.signal.aborted) return abortedBeforeDispatch(exec)
   if (decision.kind === 'deny') return denied(decision.reason, decision.source, 'listener')
+  if (decision !== ALLOW && decision.kind === 'allow') {
+    // Guards judge the arguments that will run: a rewrite is judged on its own pass.
+    const rewrite = readRewrite(decision, exec)
+    if (rewrite) return rewrite
+  }
   // Guards run before anyone is asked, so nobody approves a call a guard forbids anyway.
   const guardDenial = checkGuards(state, exec)
   if (guardDenial) return guardDenial

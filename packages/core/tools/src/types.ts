@@ -142,7 +142,17 @@ export type ToolSuccess = Extract<ToolExecutionResult, { isError: false }>
 export type ToolFailure = Extract<ToolExecutionResult, { isError: true }>
 
 export type PreToolDecision =
-  | { kind: 'allow' }
+  | {
+    kind: 'allow'
+    /**
+     * New arguments for the call (e.g. a hook's `updatedInput`). They are validated by the tool's `parameters`
+     * and the whole pre-execute judgement (every listener, every guard, approval) starts over with them;
+     * INVALID_ARGS names `source` when they do not fit. Equal to the current arguments = a plain allow.
+     */
+    updatedArguments?: JsonValue
+    /** Who rewrote the arguments; defaults to the listener's plugin. Recorded in `meta.argumentsRewrittenBy`. */
+    source?: string
+  }
   | { kind: 'deny'; reason: string; source?: string }
   | { kind: 'ask'; reason?: string; source?: string }
 
