@@ -117,7 +117,7 @@ describe('commands that cannot start', () => {
 describe('the seam plugin', () => {
   test('takes no config and points at the provider', async () => {
     const ctx = new Context()
-    await expect(ctx.plugin(Shell, { cwd: '/tmp' })).rejects.toThrow(/unknown key "cwd": @dshkit\/shell is only the seam and takes no config; configure the provider instead/)
+    await expect(ctx.plugin(Shell, { cwd: '/tmp' } as never)).rejects.toThrow(/unknown key "cwd": @dshkit\/shell is only the seam and takes no config; configure the provider instead/)
     await ctx.plugin(Shell, {})
   })
 })

@@ -1,0 +1,122 @@
+import { join } from 'node:path'
+import { cleanup, eventually, tempDir } from '@dshkit/testing'
+import { afterEach, describe, expect, test } from 'vitest'
+import { fixture, isLive, killAll, ourZombies, psMatching, readPid, testShell, uniqueSleep } from './helpers.js'
+
+const sleepers: string[] = []
+afterEach(cleanup)
+// After each test nothing it started may be alive: asserted, and cleaned up so one failure stays one.
+afterEach(() => {
+  const left = sleepers.splice(0).flatMap((duration) => psMatching(`sleep ${duration}`))
+  killAll(left)
+  expect(left).toEqual([])
+  expect(ourZombies()).toEqual([])
+})
+
+function sleeper() {
+  const duration = uniqueSleep()
+  sleepers.push(duration)
+  return duration
+}
+
+describe('timeout, abort and kill end the whole tree', () => {
+  test('a timeout kills the command and its children; the result says timedOut', async () => {
+    const shell = await testShell()
+    const duration = sleeper()
+    const started = performance.now()
+    const result = await shell.run({ command: `sleep ${duration} & sleep ${duration}; echo never`, timeoutMs: 200 })
+    expect(result).toMatchObject({ timedOut: true, aborted: false, exitCode: null, signal: 'SIGTERM' })
+    expect(result.stdout.text).toBe('')
+    expect(performance.now() - started).toBeLessThan(5_000)
+  })
+
+  test('a command that ignores SIGTERM is SIGKILLed after the grace period', async () => {
+    const shell = await testShell()
+    const duration = sleeper()
+    const result = await shell.run({ command: `trap '' TERM; echo ready; sleep ${duration}; sleep ${duration}`, timeoutMs: 300, graceMs: 200 })
+    expect(result).toMatchObject({ timedOut: true, signal: 'SIGKILL' })
+    expect(result.stdout.text).toBe('ready\n')
+  })
+
+  test('setsid and double-fork escapees are killed on timeout', async () => {
+    const dir = await tempDir()
+    const shell = await testShell()
+    const duration = sleeper()
+    const result = await shell.run({ command: `${fixture('escaper.sh')} ${dir} ${duration}`, timeoutMs: 1_000, graceMs: 200 })
+    expect(result.timedOut).toBe(true)
+    // Both escapees really started (else the test proves nothing), and neither is alive now.
+    for (const name of ['setsid', 'daemon']) expect(await isLive(await readPid(join(dir, `${name}.pid`)))).toBe(false)
+  })
+
+  test('aborting kills setsid escapees too, and resolves promptly', async () => {
+    const dir = await tempDir()
+    const shell = await testShell()
+    const duration = sleeper()
+    const controller = new AbortController()
+    const proc = shell.spawn({ command: `${fixture('escaper.sh')} ${dir} ${duration}`, signal: controller.signal, graceMs: 200 })
+    await eventually(() => expect(psMatching(`sleep ${duration}`)).toHaveLength(3), { timeoutMs: 10_000 })
+    const aborted = performance.now()
+    controller.abort()
+    const result = await proc.done
+    expect(performance.now() - aborted).toBeLessThan(2_000)
+    expect(result).toMatchObject({ aborted: true, timedOut: false })
+    expect(result.stdout.text).toBe('started\n')
+  })
+
+  test('kill() ends the tree and resolves with the result once nothing is left', async () => {
+    const shell = await testShell()
+    const duration = sleeper()
+    const proc = shell.spawn({ command: `echo up; sleep ${duration}` })
+    await new Promise<void>((resolve) => proc.onOutput(() => resolve()))
+    const result = await proc.kill('user pressed stop')
+    expect(result).toMatchObject({ aborted: true, signal: 'SIGTERM' })
+    expect(psMatching(`sleep ${duration}`)).toEqual([])
+    expect(await proc.done).toBe(result)
+  })
+
+  test('kill() after the command finished changes nothing', async () => {
+    const shell = await testShell()
+    const proc = shell.spawn({ command: 'exit 4' })
+    const result = await proc.done
+    expect(await proc.kill()).toMatchObject({ exitCode: 4, aborted: false })
+    expect(result.exitCode).toBe(4)
+  })
+})
+
+describe('what a finished command leaves behind', () => {
+  test('a background child in its group is ended when the command exits', async () => {
+    const shell = await testShell()
+    const duration = sleeper()
+    const result = await shell.run({ command: `sleep ${duration} & echo started` })
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false, aborted: false })
+    expect(result.stdout.text).toBe('started\n')
+  })
+
+  test('a setsid child still holding the output is ended, and the call returns promptly', async () => {
+    const shell = await testShell()
+    const duration = sleeper()
+    const started = performance.now()
+    const result = await shell.run({ command: `setsid sleep ${duration} & echo started`, graceMs: 300 })
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false })
+    expect(performance.now() - started).toBeLessThan(3_000)
+  })
+
+  test('a daemon that fully detached before the exit (own session, output elsewhere) survives it, as with nohup', async () => {
+    const shell = await testShell()
+    const duration = sleeper()
+    // The pause lets it leave the group before the command exits; a daemon caught still in the group is ended.
+    const result = await shell.run({ command: `setsid sleep ${duration} </dev/null >/dev/null 2>&1 & sleep 0.3; echo started` })
+    expect(result.exitCode).toBe(0)
+    const left = psMatching(`sleep ${duration}`)
+    expect(left).toHaveLength(1)
+    killAll(left)
+    await eventually(() => expect(psMatching(`sleep ${duration}`)).toEqual([]))
+  })
+
+  test('many short commands leave no zombie and no process behind', async () => {
+    const shell = await testShell()
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => shell.run({ command: `exit ${i % 3}` })))
+    expect(results.map((result) => result.exitCode)).toEqual(Array.from({ length: 30 }, (_, i) => i % 3))
+    expect(ourZombies()).toEqual([])
+  })
+})
