@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { readFile, symlink, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
+import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import { cleanup, eventually, onCleanup } from '@dshkit/testing'
@@ -33,7 +34,7 @@ test('writing outside the roots fails, directly or through a symlink in the root
   const result = await shell.run({ command: `echo a > ${outside}/direct; echo b > out-link/via-dir-link; echo c >> canary-link; echo d > /etc/dshkit-pwn; touch ~/dshkit-pwn; echo done` })
   expect(result.stdout.text).toBe('done\n')
   expect(result.stderr.text).toMatch(/Read-only file system/)
-  for (const path of [`${outside}/direct`, `${outside}/via-dir-link`, '/etc/dshkit-pwn']) expect(existsSync(path), path).toBe(false)
+  for (const path of [`${outside}/direct`, `${outside}/via-dir-link`, '/etc/dshkit-pwn', join(homedir(), 'dshkit-pwn')]) expect(existsSync(path), path).toBe(false)
   expect(await readFile(join(outside, 'canary.txt'), 'utf8')).toBe(SECRET)
 })
 
