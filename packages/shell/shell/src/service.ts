@@ -69,8 +69,8 @@ export interface ShellProcess {
   readonly done: Promise<ShellResult>
   /** Every decoded chunk as it arrives; returns a disposer. */
   onOutput(listener: OutputListener): () => void
-  /** Kills the whole tree (SIGTERM, then SIGKILL after the grace) and resolves once nothing is left; the result says `aborted`. */
-  kill(): Promise<ShellResult>
+  /** Kills the whole tree (SIGTERM, then SIGKILL after the grace) and resolves once nothing is left; the result says `aborted` (unless it had already exited). `reason` is for the caller's own records. */
+  kill(reason?: string): Promise<ShellResult>
 }
 
 /** How a provider starts a command: the program and its argv (for example bash -c, or bwrap … bash -c). */
