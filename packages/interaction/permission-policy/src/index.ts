@@ -2,12 +2,13 @@ import type { Context } from 'cordis'
 import { definePlugin } from '@dshkit/tools'
 import type { FsService } from '@dshkit/fs'
 import { Config, type ConfigInput } from './config.js'
-import { pathArguments } from './paths.js'
+import { loadCommandParser } from '@dshkit/shell'
+import { pathArguments, redirectTargets } from './paths.js'
 import type { Decision } from './rules.js'
 import { PermissionRules } from './verdict.js'
 
 export type { Decision, PathForm, PathLookup } from './rules.js'
-export { pathArguments } from './paths.js'
+export { pathArguments, redirectTargets } from './paths.js'
 export { describeRule } from './rules.js'
 export { Config, Rule, type ConfigInput } from './config.js'
 export { PermissionRules, type Verdict } from './verdict.js'
@@ -16,13 +17,15 @@ export const name = 'permission-policy'
 export const inject = ['tools']
 
 // An arrow: cordis calls a `function` declaration with `new` and would lose a returned disposer.
-export const apply = (ctx: Context, input?: ConfigInput) => {
+export const apply = (ctx: Context, input?: ConfigInput): Promise<void> | undefined => {
   // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
   // Path arguments resolve against the fs provider of the moment (fs-local's cwd), looked up only when needed.
   const paths = pathArguments(ctx.tools.definitions, () => ctx.get('fs') as FsService | undefined)
-  const rules = new PermissionRules(config.rules, config.default, paths)
-  const can = (decision: Decision) => config.default === decision || config.rules.some((rule) => rule.decision === decision)
+  const fs = () => ctx.get('fs') as FsService | undefined
+  const rules = new PermissionRules(config.rules, config.default, paths, redirectTargets(fs))
+  // A shell line that command rules cannot read is asked about, so command rules can always ask.
+  const can = (decision: Decision) => config.default === decision || config.rules.some((rule) => rule.decision === decision) || (decision === 'ask' && rules.judgesCommands)
   // Denials are guards: nothing registered later, before or after can turn them into permission.
   if (can('deny')) {
     ctx.tools.guard((exec) => {
@@ -41,6 +44,8 @@ export const apply = (ctx: Context, input?: ConfigInput) => {
       return { kind: 'ask', reason: verdict.message + also }
     })
   }
+  // Until the grammar is loaded, command rules cannot read a line, so such calls are asked about, never allowed.
+  if (rules.judgesCommands) return loadCommandParser()
 }
 
 export default definePlugin({ name, inject, Config, apply })

@@ -97,3 +97,16 @@ function formOf(absolute: string, cwd: string): PathForm {
   if (!isWithin(absolute, cwd)) return { absolute: slashed(absolute) }
   return { absolute: slashed(absolute), relative: slashed(nodePath.relative(cwd, absolute)) || '.' }
 }
+
+/**
+ * Where a shell redirection target lands: resolved against the call's `cwd` argument (itself
+ * against the fs provider's cwd, as the shell tool does) like a path argument, symlinks followed.
+ * Forms are relative to the fs cwd (the workspace), so `**\/.env*` means the same as for fs tools.
+ */
+export function redirectTargets(currentFs: () => FsService | undefined) {
+  return (target: string, cwd: string | undefined): PathForm[] | undefined => {
+    const place = placeOf(currentFs())
+    const base = cwd === undefined ? place.cwd : nodePath.resolve(place.cwd, cwd)
+    return formsOf(nodePath.resolve(base, target), place)
+  }
+}

@@ -1,12 +1,15 @@
 import { posix } from 'node:path'
 import picomatch from 'picomatch'
 import type { JsonValue, ToolExecution } from '@dshkit/tools'
+import { compileCommandCheck, type CommandCheck } from './shell-line.js'
 
 export type Decision = 'allow' | 'deny' | 'ask'
 
 export interface Rule {
   tool: string
   when?: Record<string, string>
+  command?: string | string[]
+  writes?: string | string[]
   decision: Decision
   reason?: string
 }
@@ -25,7 +28,10 @@ export interface CompiledRule {
   index: number
   rule: Rule
   label: string
+  /** The tool and `when` match (for a command rule, the line is judged separately). */
   matches(exec: ToolExecution, paths: PathLookup): boolean
+  /** The rule's `command` / `writes`, judged against each command of a shell line. */
+  commands?: CommandCheck
 }
 
 // `dot: true`: a `**` a user writes means "anything", dotfiles included.
@@ -59,13 +65,17 @@ export function compileRule(rule: Rule, index: number): CompiledRule {
     }
     return true
   }
-  return { index, rule, label: describeRule(rule, index), matches }
+  const commands = compileCommandCheck(rule.command, rule.writes)
+  return { index, rule, label: describeRule(rule, index), matches, ...commands && { commands } }
 }
 
 /** `rule #2 (deny fs_write when path="**\/*.lock")`, the way denials and asks name a rule. */
 export function describeRule(rule: Rule, index: number): string {
   const when = Object.entries(rule.when ?? {}).map(([path, glob]) => `${path}=${JSON.stringify(glob)}`)
-  return `rule #${index + 1} (${rule.decision} ${rule.tool}${when.length ? ` when ${when.join(' and ')}` : ''})`
+  const shown = (value: string | string[]) => typeof value === 'string' ? JSON.stringify(value) : `[${value.map((v) => JSON.stringify(v)).join(', ')}]`
+  const command = rule.command === undefined ? '' : ` command ${shown(rule.command)}`
+  const writes = rule.writes === undefined ? '' : ` writes ${shown(rule.writes)}`
+  return `rule #${index + 1} (${rule.decision} ${rule.tool}${command}${writes}${when.length ? ` when ${when.join(' and ')}` : ''})`
 }
 
 export function ruleMessage(compiled: CompiledRule): string {

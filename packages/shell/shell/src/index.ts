@@ -4,6 +4,7 @@ import { Config } from './config.js'
 export * from './service.js'
 export { groupAlive, groupMembers, reapTree, runMarker } from './reap.js'
 export { Config, type ConfigInput } from './config.js'
+export * from './commands.js'
 
 /** The service name providers register under (`ctx.shell`). */
 export const name = 'shell'

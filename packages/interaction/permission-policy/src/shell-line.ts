@@ -1,0 +1,83 @@
+import { homedir } from 'node:os'
+import nodePath from 'node:path'
+import picomatch from 'picomatch'
+import { commandPattern, parseCommandLine, type Command, type CommandPattern, type ParsedLine, type Redirect } from '@dshkit/shell'
+import type { JsonValue } from '@dshkit/tools'
+import { argumentValue, type PathForm } from './rules.js'
+
+/** Where a shell call's redirect targets land: the path forms of one target (as written and through symlinks). */
+export type TargetLookup = (target: string, cwd: string | undefined) => PathForm[] | undefined
+
+/** One shell call's line, parsed once per verdict, with its write targets resolved on demand. */
+export interface ShellLine {
+  parsed: ParsedLine
+  /** The forms of each file the command writes by redirection; undefined for a target only known at run time. */
+  writes(command: Command): (PathForm[] | undefined)[]
+}
+
+// Writing to these is not writing a file.
+const HARMLESS = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/
+
+/** The call's `command` argument as a parsed shell line, or undefined when the call has no string `command`. */
+export function shellLineOf(args: Readonly<JsonValue>, resolve: TargetLookup): ShellLine | undefined {
+  const line = argumentValue(args, ['command'])
+  if (typeof line !== 'string') return undefined
+  const cwd = argumentValue(args, ['cwd'])
+  const parsed = parseCommandLine(line)
+  const cache = new WeakMap<Command, (PathForm[] | undefined)[]>()
+  const writes = (command: Command) => {
+    let known = cache.get(command)
+    if (!known) cache.set(command, known = writeTargets(command.redirects).map((target) =>
+      target.dynamic ? undefined : resolve(expandHome(target.value), typeof cwd === 'string' ? cwd : undefined)))
+    return known
+  }
+  return { parsed, writes }
+}
+
+function writeTargets(redirects: Redirect[]) {
+  return redirects.filter((r) => r.access !== 'read' && !(!r.target.dynamic && HARMLESS.test(r.target.value))).map((r) => r.target)
+}
+
+/** `~` and `~/x` are the home directory to the shell (an unquoted tilde; quoting is not told apart here, which only widens a deny). */
+function expandHome(path: string): string {
+  return path === '~' || path.startsWith('~/') ? nodePath.join(homedir(), path.slice(1)) : path
+}
+
+/** A rule's `command` and `writes` fields, compiled. */
+export interface CommandCheck {
+  patterns?: CommandPattern[]
+  writes?: ((form: PathForm) => boolean)
+}
+
+export function compileCommandCheck(command: string | string[] | undefined, writes: string | string[] | undefined): CommandCheck | undefined {
+  if (command === undefined && writes === undefined) return undefined
+  const check: CommandCheck = {}
+  if (command !== undefined) check.patterns = [command].flat().map((pattern) => commandPattern(pattern))
+  if (writes !== undefined) {
+    const globs = [writes].flat().map((glob) => ({ test: picomatch(glob, { dot: true }), absolute: glob.replace(/^!+/, '').startsWith('/') }))
+    check.writes = (form) => globs.some(({ test, absolute }) => test(absolute || form.relative === undefined ? form.absolute : form.relative))
+  }
+  return check
+}
+
+/**
+ * Whether a deny/ask rule's check may hit this command: its pattern may match, and (with `writes`)
+ * some file it writes matches, a target only known at run time counting as a hit.
+ */
+export function mayHit(check: CommandCheck, command: Command, line: ShellLine): boolean {
+  if (check.patterns && !check.patterns.some((p) => p.test(command, 'may'))) return false
+  if (!check.writes) return true
+  return line.writes(command).some((forms) => forms === undefined || forms.some(check.writes!))
+}
+
+/**
+ * Whether an allow rule's check covers this command: its pattern must match, and every file it
+ * writes must fall under `writes` (without `writes`, a command that writes a file is not covered).
+ */
+export function covers(check: CommandCheck, command: Command, line: ShellLine): boolean {
+  if (command.opaque) return false
+  if (check.patterns && !check.patterns.some((p) => p.test(command, 'must'))) return false
+  const targets = line.writes(command)
+  if (!check.writes) return targets.length === 0
+  return targets.every((forms) => forms !== undefined && forms.every(check.writes!))
+}

@@ -1,0 +1,165 @@
+import type { Node } from 'web-tree-sitter'
+import { loadedParser } from './load.js'
+import type { Command, Origin, ParsedLine, Redirect, Word } from './types.js'
+import { unwrap } from './unwrap.js'
+import { wordOf } from './words.js'
+
+/** Bounds past which a line is not judged (the answer is `{ ok: false }`, which policies treat as ask). */
+export const LIMITS = {
+  /** Characters in the line. */
+  length: 200_000,
+  /** Commands found in it, nested ones included. */
+  commands: 2_000,
+  /** Nesting of substitutions, subshells, groups and `bash -c` inside each other. */
+  depth: 64,
+  /** `bash -c` inside `bash -c`. */
+  scripts: 8,
+}
+
+const NESTING: Record<string, Origin> = {
+  command_substitution: 'command substitution',
+  process_substitution: 'process substitution',
+  subshell: 'subshell',
+  compound_statement: 'group',
+  heredoc_body: 'heredoc',
+}
+
+class Unjudgeable extends Error {}
+
+/**
+ * Every command a shell line would run, found with a real bash grammar (tree-sitter-bash):
+ * lists (`&&`, `||`, `;`, newlines), pipes, `$(…)`, backticks, subshells, groups, process
+ * substitution, function bodies, loops, conditions, heredoc bodies, and the scripts of
+ * `bash -c '…'`; wrappers (`env`, `timeout`, `nice`, `nohup`, `xargs`, `sudo`, `command`,
+ * `exec`, `time`, `stdbuf`) are peeled off. A line with a syntax error, or past `LIMITS`,
+ * is `{ ok: false, reason }`. Synchronous; call `loadCommandParser()` once first.
+ */
+export function parseCommandLine(line: string): ParsedLine {
+  if (typeof line !== 'string') return { ok: false, reason: 'the command is not a string' }
+  if (!loadedParser()) return { ok: false, reason: 'the shell parser is not loaded yet (await loadCommandParser() first)' }
+  try {
+    const commands: Command[] = []
+    collect(line, [], 0, commands)
+    return { ok: true, commands }
+  } catch (error) {
+    if (error instanceof Unjudgeable) return { ok: false, reason: error.message }
+    throw error
+  }
+}
+
+interface Frame {
+  node: Node
+  origin: Origin[]
+  redirects: Redirect[]
+}
+
+function collect(line: string, origin: Origin[], scripts: number, into: Command[]) {
+  if (line.length > LIMITS.length) throw new Unjudgeable(`the command is ${line.length} characters long, over the ${LIMITS.length} this policy reads`)
+  if (line.includes('\0')) throw new Unjudgeable('the command contains a NUL byte')
+  const tree = loadedParser()!.parse(line)
+  if (!tree) throw new Unjudgeable('the shell parser gave up on the command')
+  try {
+    if (tree.rootNode.hasError) throw new Unjudgeable(syntaxError(tree.rootNode))
+    walk(tree.rootNode, origin, scripts, into)
+  } finally {
+    tree.delete()
+  }
+}
+
+// An explicit stack: `a && b && …` ten thousand times nests the tree that deep, and recursion would overflow.
+function walk(root: Node, origin: Origin[], scripts: number, into: Command[]) {
+  const stack: Frame[] = [{ node: root, origin, redirects: [] }]
+  while (stack.length) {
+    const { node, origin, redirects } = stack.pop()!
+    if (origin.length > LIMITS.depth) throw new Unjudgeable(`the command nests deeper than ${LIMITS.depth} levels`)
+    let inner = origin
+    let innerRedirects = redirects
+    const nesting = NESTING[node.type]
+    if (nesting) inner = [...origin, nesting]
+    if (node.type === 'function_definition') inner = [...origin, 'function body']
+    if (node.type === 'redirected_statement') {
+      // `{ a; b; } > f`: the redirection applies to every command in the body.
+      innerRedirects = [...redirects, ...redirectsOf(node.childrenForFieldName('redirect'))]
+    }
+    if (node.type === 'command' || node.type === 'declaration_command' || node.type === 'unset_command') {
+      addCommand(node, inner, innerRedirects, scripts, into)
+    }
+    const children = node.namedChildren
+    for (let i = children.length - 1; i >= 0; i--) {
+      const child = children[i]
+      if (!child) continue
+      // The redirect targets of a redirected statement belong to it, not to its body's redirects.
+      const own = node.type === 'redirected_statement' && child.type.endsWith('redirect')
+      stack.push({ node: child, origin: inner, redirects: own ? redirects : innerRedirects })
+    }
+  }
+}
+
+function addCommand(node: Node, origin: Origin[], inherited: Redirect[], scripts: number, into: Command[]) {
+  if (into.length >= LIMITS.commands) throw new Unjudgeable(`the command runs more than ${LIMITS.commands} commands`)
+  const redirects = [...inherited, ...redirectsOf(node.childrenForFieldName('redirect'))]
+  let words: Word[]
+  if (node.type === 'command') {
+    const name = node.childForFieldName('name')
+    words = name ? [wordOf(name), ...node.childrenForFieldName('argument').filter((n): n is Node => !!n).map(wordOf)] : []
+  } else {
+    // `export A=$(b)`, `local x`, `unset y`: builtins; their substitutions are found by the walk.
+    words = [{ value: node.child(0)?.text ?? node.type, dynamic: false }, ...node.namedChildren.filter((n): n is Node => !!n).map(wordOf)]
+  }
+  if (!words.length) return
+  const peeled = unwrap(words)
+  const command: Command = { argv: peeled.argv, wrappers: peeled.wrappers, openEnded: peeled.openEnded, redirects, origin, text: node.text }
+  if (peeled.opaque) command.opaque = peeled.opaque
+  if (peeled.script === undefined) {
+    into.push(command)
+    return
+  }
+  if (scripts >= LIMITS.scripts) {
+    into.push({ ...command, opaque: `\`${peeled.argv[0].value} -c\` nests deeper than ${LIMITS.scripts} levels` })
+    return
+  }
+  // The script's own commands replace `bash -c`; they inherit its wrappers and redirections.
+  const found: Command[] = []
+  collect(peeled.script, [...origin, 'bash -c'], scripts + 1, found)
+  const wrapper = peeled.argv
+  for (const each of found) {
+    into.push({ ...each, wrappers: [...peeled.wrappers, wrapper, ...each.wrappers], openEnded: each.openEnded, redirects: [...redirects, ...each.redirects] })
+    if (into.length > LIMITS.commands) throw new Unjudgeable(`the command runs more than ${LIMITS.commands} commands`)
+  }
+}
+
+function redirectsOf(nodes: (Node | null)[]): Redirect[] {
+  const out: Redirect[] = []
+  for (const node of nodes) {
+    // `cat <<EOF > f`: the file redirection sits inside the heredoc one.
+    if (node?.type === 'heredoc_redirect') out.push(...redirectsOf(node.namedChildren))
+    if (!node || node.type !== 'file_redirect') continue
+    const destination = node.childForFieldName('destination') ?? node.namedChildren.at(-1)
+    if (!destination || destination.type === 'file_descriptor') continue
+    const operator = node.children.filter((c) => c && !c.isNamed).map((c) => c!.text).join('')
+    const target = wordOf(destination)
+    // `>&2`, `2>&1`, `<&-` duplicate or close a descriptor; they open no file.
+    if (/[<>]&$/.test(operator) && (/^\d+-?$|^-$/.test(target.value))) continue
+    const access = operator.includes('<') && operator.includes('>') ? 'readwrite' : operator.includes('<') ? 'read' : 'write'
+    const fd = node.childForFieldName('descriptor')?.text ?? ''
+    out.push({ operator: fd + operator, target, access })
+  }
+  return out
+}
+
+function syntaxError(root: Node): string {
+  // The first ERROR or MISSING node tells where the parser gave up.
+  const stack = [root]
+  while (stack.length) {
+    const node = stack.pop()!
+    if (node.isError || node.isMissing) {
+      const at = `line ${node.startPosition.row + 1}, column ${node.startPosition.column + 1}`
+      return node.isMissing ? `the command is incomplete: \`${node.type}\` expected at ${at}` : `the shell parser cannot read the command at ${at}`
+    }
+    for (let i = node.childCount - 1; i >= 0; i--) {
+      const child = node.child(i)
+      if (child?.hasError || child?.isMissing) stack.push(child)
+    }
+  }
+  return 'the shell parser cannot read the command'
+}

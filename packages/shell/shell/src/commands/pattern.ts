@@ -1,0 +1,112 @@
+import type { Command, Word } from './types.js'
+import { TRANSPARENT, baseName } from './unwrap.js'
+
+/**
+ * `may`: the command could match once its run-time words are known (deny, ask, a hook's `if`).
+ * `must`: it matches whatever those words turn out to be (allow).
+ */
+export type PatternMode = 'may' | 'must'
+
+export interface CommandPattern {
+  source: string
+  test(command: Command, mode: PatternMode): boolean
+}
+
+// Stands for a word only known at run time; it cannot be typed in a pattern.
+const UNKNOWN = '\u{E000}'
+type Token = { star: true } | { star: false, char: string }
+
+/**
+ * A Claude-Code-style command pattern: the command's words joined by single spaces, matched
+ * against a glob where `*` is any text (spaces included), `\*` a literal star, and a trailing
+ * `:*` a prefix ending at a word boundary (`npm run test:*` matches `npm run test` and
+ * `npm run test --watch`, not `npm run tests`). Matching is linear in the command's length
+ * times the pattern's: no backtracking. Throws a SyntaxError for an empty pattern.
+ */
+export function commandPattern(source: string): CommandPattern {
+  const text = source.trim().replace(/\s+/g, ' ')
+  if (!text || text === ':*') throw new SyntaxError(`command pattern ${JSON.stringify(source)} is empty; write e.g. "git status*" or "npm run test:*"`)
+  if (text.includes(UNKNOWN)) throw new SyntaxError(`command pattern ${JSON.stringify(source)} contains U+E000, which stands for unknown words`)
+  const forms = text.endsWith(':*') ? [tokens(text.slice(0, -2).trimEnd()), tokens(`${text.slice(0, -2).trimEnd()} *`)] : [tokens(text)]
+  const matches = (subject: string, mode: PatternMode) => forms.some((form) => globMatch(form, subject, mode === 'may'))
+  return {
+    source,
+    test(command, mode) {
+      if (command.opaque || !command.argv.length) return false
+      return spellings(command, mode).some((spelling) => matches(spelling, mode))
+    },
+  }
+}
+
+/**
+ * The texts a command is matched as. `may`: any of them (as written with its wrappers, unwrapped,
+ * and with `/bin/rm` as `rm`). `must`: the unwrapped command as written, and only through
+ * wrappers that run it as the same user (`sudo git status` needs a `sudo …` pattern).
+ */
+function spellings(command: Command, mode: PatternMode): string[] {
+  const tail = command.openEnded ? ` ${UNKNOWN}` : ''
+  const unwrapped = render(command.argv) + tail
+  const full = render([...command.wrappers.flat(), ...command.argv]) + tail
+  if (mode === 'must') {
+    const sameUser = command.wrappers.every((wrapper) => TRANSPARENT.has(baseName(wrapper[0]?.value ?? '')))
+    return [sameUser ? unwrapped : full]
+  }
+  const [program, ...rest] = command.argv
+  const bare = render([{ ...program, value: baseName(program.value) }, ...rest]) + tail
+  return [...new Set([unwrapped, full, bare])]
+}
+
+/** Words joined by spaces; a word with spaces (or an empty one) in single quotes, so `git 'log --oneline'` stays one word. */
+function render(words: Word[]): string {
+  return words.map((word) => {
+    if (word.dynamic) return UNKNOWN
+    return word.value === '' || /\s/.test(word.value) ? `'${word.value.replace(/'/g, `'\\''`)}'` : word.value
+  }).join(' ')
+}
+
+function tokens(pattern: string): Token[] {
+  const out: Token[] = []
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i]
+    if (char === '\\' && i + 1 < pattern.length) out.push({ star: false, char: pattern[++i] })
+    else if (char === '*') {
+      if (!out.at(-1)?.star) out.push({ star: true })
+    } else out.push({ star: false, char })
+  }
+  return out
+}
+
+/**
+ * Glob match by dynamic programming over (text position, pattern position), one row at a time:
+ * O(text × pattern), never exponential. With `loose`, an UNKNOWN char in the text may stand for
+ * any stretch of the pattern (what a run-time word could turn out to be).
+ */
+function globMatch(pattern: Token[], text: string, loose: boolean): boolean {
+  const m = pattern.length
+  let row = new Uint8Array(m + 1)
+  row[0] = 1
+  closeStars(pattern, row)
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]
+    const next = new Uint8Array(m + 1)
+    if (loose && char === UNKNOWN) {
+      let reached = 0
+      for (let j = 0; j <= m; j++) next[j] = reached |= row[j]
+    } else {
+      for (let j = 0; j < m; j++) {
+        if (!row[j]) continue
+        const token = pattern[j]
+        if (token.star) next[j] = 1
+        else if (token.char === char) next[j + 1] = 1
+      }
+    }
+    closeStars(pattern, next)
+    row = next
+  }
+  return row[m] === 1
+}
+
+/** A star may match nothing: wherever the row reaches a star, it also reaches past it. */
+function closeStars(pattern: Token[], row: Uint8Array) {
+  for (let j = 0; j < pattern.length; j++) if (row[j] && pattern[j].star) row[j + 1] = 1
+}

@@ -1,0 +1,116 @@
+import type { Word } from './types.js'
+
+/** What is left once the wrappers are peeled off a command. */
+export interface Unwrapped {
+  argv: Word[]
+  wrappers: Word[][]
+  openEnded: boolean
+  opaque?: string
+  /** The script of `bash -c '…'` (and sh, zsh, dash, ksh), to be parsed in turn. */
+  script?: string
+}
+
+interface Options {
+  /** Options that take a value as the next word (or glued: `-n5`, `--signal=KILL`). */
+  withValue: readonly string[]
+  /** Options after which the wrapper runs no command (`command -v rm` only prints). */
+  noCommand?: readonly string[]
+  /** How many plain words come before the command (timeout's duration). */
+  positional?: number
+  /** Leading NAME=VALUE words are settings, not the command (env). */
+  assignments?: boolean
+}
+
+const WRAPPERS: Record<string, Options> = {
+  env: { withValue: ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'], assignments: true },
+  timeout: { withValue: ['-s', '--signal', '-k', '--kill-after'], positional: 1 },
+  nice: { withValue: ['-n', '--adjustment'] },
+  nohup: { withValue: [] },
+  command: { withValue: [], noCommand: ['-v', '-V'] },
+  exec: { withValue: ['-a'] },
+  time: { withValue: ['-f', '--format', '-o', '--output'] },
+  stdbuf: { withValue: ['-i', '--input', '-o', '--output', '-e', '--error'] },
+  xargs: { withValue: ['-a', '--arg-file', '-d', '--delimiter', '-E', '-e', '--eof', '-I', '--replace', '-i', '-L', '--max-lines', '-l', '-n', '--max-args', '-P', '--max-procs', '-s', '--max-chars', '--process-slot-var'] },
+  sudo: { withValue: ['-u', '--user', '-g', '--group', '-C', '--close-from', '-D', '--chdir', '-h', '--host', '-p', '--prompt', '-r', '--role', '-t', '--type', '-T', '--command-timeout', '-U', '--other-user'], noCommand: ['-l', '--list', '-v', '--validate', '-k', '-K', '-e', '--edit'] },
+  doas: { withValue: ['-u', '-C'] },
+}
+const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash'])
+/** Wrappers that do not change who runs the command: an allow rule for the command covers them. */
+export const TRANSPARENT = new Set(['env', 'timeout', 'nice', 'nohup', 'command', 'exec', 'time', 'stdbuf', 'xargs', ...SHELLS])
+/** Commands that run text decided at run time. */
+const OPAQUE: Record<string, string> = {
+  eval: '`eval` runs text only known at run time',
+  // `xargs sh -c` and friends are caught by the shell case below; these read commands from elsewhere.
+  source: '`source` runs a file whose commands cannot be read here',
+  '.': '`.` runs a file whose commands cannot be read here',
+}
+
+/** The program's name without its directory: `/usr/bin/env` → `env`. */
+export const baseName = (program: string) => program.slice(program.lastIndexOf('/') + 1)
+
+/** Peels wrappers (`timeout 5`, `env X=1`, `sudo -u x`, `xargs -n1`, `bash -c '…'`) off a command's words. */
+export function unwrap(words: Word[]): Unwrapped {
+  const wrappers: Word[][] = []
+  let argv = words
+  let openEnded = false
+  for (;;) {
+    const head = argv[0]
+    if (!head) return { argv, wrappers, openEnded }
+    if (head.dynamic) return { argv, wrappers, openEnded, opaque: `the command name ${head.value} is only known at run time` }
+    const name = baseName(head.value)
+    if (OPAQUE[name]) return { argv, wrappers, openEnded, opaque: OPAQUE[name] }
+    if (SHELLS.has(name)) return shellScript(argv, wrappers, openEnded)
+    const options = WRAPPERS[name]
+    if (!options) return { argv, wrappers, openEnded }
+    const split = splitWrapper(argv, options)
+    if (split === 'no command') return { argv, wrappers, openEnded }
+    if (split.opaque) return { argv, wrappers, openEnded, opaque: split.opaque }
+    // A wrapper with nothing to run is itself the command (`env` prints the environment; xargs runs echo).
+    if (split.rest.length === 0) return { argv, wrappers, openEnded: openEnded || name === 'xargs' }
+    wrappers.push(argv.slice(0, argv.length - split.rest.length))
+    if (name === 'xargs') openEnded = true
+    argv = split.rest
+  }
+}
+
+function splitWrapper(argv: Word[], options: Options): { rest: Word[], opaque?: string } | 'no command' {
+  let i = 1
+  let positional = options.positional ?? 0
+  while (i < argv.length) {
+    const word = argv[i]
+    if (word.dynamic) return { rest: [], opaque: `${argv[0].value} has an option only known at run time (${word.value})` }
+    const text = word.value
+    if (text === '--') { i++; break }
+    if (text.startsWith('-') && text !== '-') {
+      const [flag] = text.split('=', 1)
+      if (options.noCommand?.includes(flag)) return 'no command'
+      if (flag === '-S' || flag === '--split-string') return { rest: [], opaque: 'env -S splits a string into a command at run time' }
+      // `-n 5` takes the next word; `-n5` and `--adjustment=5` carry their value.
+      i += options.withValue.includes(text) ? 2 : 1
+      continue
+    }
+    if (options.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) { i++; continue }
+    if (positional > 0) { positional--; i++; continue }
+    break
+  }
+  return { rest: argv.slice(i) }
+}
+
+/** `bash -c 'script' name args`: the script is parsed like a line; `bash file.sh` stays a command. */
+function shellScript(argv: Word[], wrappers: Word[][], openEnded: boolean): Unwrapped {
+  for (let i = 1; i < argv.length; i++) {
+    const word = argv[i]
+    if (word.dynamic) return { argv, wrappers, openEnded, opaque: `${argv[0].value} has an argument only known at run time (${word.value})` }
+    // `-c` may be bundled with other single-letter options: `bash -ec '…'`, `sh -xc '…'`.
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(word.value)) {
+      const script = argv[i + 1]
+      if (!script) return { argv, wrappers, openEnded }
+      if (script.dynamic) return { argv, wrappers, openEnded, opaque: `${argv[0].value} -c runs text only known at run time (${script.value})` }
+      if (openEnded) return { argv, wrappers, openEnded, opaque: `${argv[0].value} -c under xargs may receive its script at run time` }
+      return { argv: argv.slice(0, i + 1), wrappers, openEnded, script: script.value }
+    }
+    if (word.value === '-o' || word.value === '-O' || word.value === '+O' || word.value === '+o') { i++; continue }
+    if (!word.value.startsWith('-') && !word.value.startsWith('+')) break
+  }
+  return { argv, wrappers, openEnded }
+}
