@@ -20,6 +20,9 @@ export class DenyScanLimitError extends Error {
 export function findHidden(options: {
   bases: readonly string[]
   absoluteGlobs: readonly string[]
+  /** Whether a path is covered, given that no folder above it is (see denyMatcher). */
+  covers: (path: string) => boolean
+  /** The full test, folders above included: used once per walk start. */
   deniedBy: (path: string) => string | undefined
   limit: number
 }): HiddenPaths {
@@ -28,6 +31,8 @@ export function findHidden(options: {
   let seen = 0
   const pending: string[] = []
   for (const start of starts) {
+    // A base inside another is walked as part of it.
+    if ([...starts].some((other) => other !== start && start.startsWith(other.endsWith('/') ? other : `${other}/`))) continue
     // An absolute glob's base may itself be covered (`/srv/secrets` for `/srv/secrets/**`).
     if (options.deniedBy(start) && !options.bases.includes(start)) {
       const kind = kindOf(start)
@@ -51,7 +56,7 @@ export function findHidden(options: {
       }
       const path = nodePath.join(dir, entry.name)
       if (entry.isSymbolicLink()) continue
-      const covered = options.deniedBy(path) !== undefined
+      const covered = options.covers(path)
       if (entry.isDirectory()) {
         if (covered) hidden.dirs.push(path)
         else pending.push(path)

@@ -6,11 +6,13 @@ import { Sandbox } from '@dshkit/fs-sandbox'
 import { definePlugin } from '@dshkit/tools'
 import { sandboxFlags } from './args.js'
 import { Config, type ConfigInput } from './config.js'
+import { denyMatcher } from './deny-matcher.js'
 import { probeBubblewrap } from './probe.js'
 import { SandboxShell } from './service.js'
 
 export { SandboxShell, type SandboxShellOptions } from './service.js'
 export { sandboxFlags, type SandboxLayout } from './args.js'
+export { denyMatcher } from './deny-matcher.js'
 export { findHidden, DenyScanLimitError, type HiddenPaths } from './hidden.js'
 export { Config, type ConfigInput } from './config.js'
 
@@ -52,6 +54,7 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
   new SandboxShell(ctx, {
     bwrapPath: config.bwrapPath, shell, cwd, denyScanLimit: config.denyScanLimit, layout, absoluteGlobs,
     deniedBy: (path) => sandbox.deniedBy(path),
+    covers: denyMatcher(config.deny, [...roots, ...readOnlyRoots]),
   })
 }
 

@@ -13,6 +13,7 @@ export interface SandboxShellOptions {
   layout: Omit<SandboxLayout, 'hiddenDirs' | 'hiddenFiles' | 'cwd'>
   absoluteGlobs: string[]
   deniedBy: (path: string) => string | undefined
+  covers: (path: string) => boolean
 }
 
 /** `ctx.shell` with every command run inside bubblewrap; the seam does the spawning and killing. */
@@ -33,8 +34,8 @@ export class SandboxShell extends ShellService {
 
   /** The confinement flags for a launch in `cwd` (public for tests and tools that show what runs). */
   flags(cwd?: string): string[] {
-    const { layout, denyScanLimit, absoluteGlobs, deniedBy } = this.options
-    const hidden = findHidden({ bases: [...layout.roots, ...layout.readOnlyRoots], absoluteGlobs, deniedBy, limit: denyScanLimit })
+    const { layout, denyScanLimit, absoluteGlobs, deniedBy, covers } = this.options
+    const hidden = findHidden({ bases: [...layout.roots, ...layout.readOnlyRoots], absoluteGlobs, deniedBy, covers, limit: denyScanLimit })
     return sandboxFlags({ ...layout, hiddenDirs: hidden.dirs, hiddenFiles: hidden.files, cwd: nodePath.resolve(this.cwd, cwd ?? '.') })
   }
 }

@@ -1,7 +1,10 @@
+import { readdirSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import { cleanup } from '@dshkit/testing'
+import { Sandbox } from '@dshkit/fs-sandbox'
+import { denyMatcher } from '../src/index.js'
 import { bootSandbox, makeTree } from './helpers.js'
 
 afterEach(cleanup)
@@ -45,4 +48,24 @@ test('no network flag is dropped unless network is on', async () => {
   const { root } = await makeTree()
   expect((await bootSandbox(root)).shell.flags()).toContain('--unshare-net')
   expect((await bootSandbox(root, { network: true })).shell.flags()).not.toContain('--unshare-net')
+})
+
+test('the launch walk\'s quick deny test agrees with fs-sandbox\'s own, entry by entry', async () => {
+  const { root, outside } = await makeTree()
+  for (const path of ['a/b/.env.x', 'a/.git/objects/x', 'ro/.env', 'ro/sub/.git/HEAD', 'deep/x/y/z/.envrc', 'not-env', 'x.env', '.gitignore', 'sub/.github/ci.yml']) {
+    await mkdir(join(root, path, '..'), { recursive: true })
+    await writeFile(join(root, path), '')
+  }
+  const deny = ['**/.env*', '**/.git/**', 'deep/x/', `${outside}/**`, 'ro/sub/**']
+  const sandbox = new Sandbox({ roots: [root], readOnlyRoots: [join(root, 'ro')], deny })
+  await sandbox.ready
+  const covers = denyMatcher(deny, [root, join(root, 'ro')])
+  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    // Only entries whose folders are not covered: what the launch walk looks at.
+    return [path, ...(entry.isDirectory() && !entry.isSymbolicLink() && !sandbox.deniedBy(path) ? walk(path) : [])]
+  })
+  const entries = [...walk(root), ...walk(outside), outside]
+  expect(entries.length).toBeGreaterThan(25)
+  for (const path of entries) expect(covers(path), path).toBe(sandbox.deniedBy(path) !== undefined)
 })
