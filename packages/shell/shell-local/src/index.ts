@@ -1,0 +1,38 @@
+import { statSync } from 'node:fs'
+import nodePath from 'node:path'
+import type { Context } from 'cordis'
+import { definePlugin } from '@dshkit/tools'
+import { Config, type ConfigInput } from './config.js'
+import { baseEnvironment, defaultShell } from './environment.js'
+import { LocalShell } from './local.js'
+
+export { LocalShell, type LocalShellOptions } from './local.js'
+export { baseEnvironment, defaultShell } from './environment.js'
+export { Config, type ConfigInput } from './config.js'
+
+export const name = 'shell-local'
+
+// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
+export const apply = (ctx: Context, input?: ConfigInput) => {
+  const config = Config.parse(input)
+  const cwd = nodePath.resolve(config.cwd)
+  // A wrong cwd would fail every command; say so once, at start.
+  if (!isDirectory(cwd)) throw new Error(`shell-local: cwd ${cwd} is not an existing directory; create it or set shell-local's cwd`)
+  const env = baseEnvironment(config.inheritEnv, config.env)
+  new LocalShell(ctx, {
+    cwd,
+    env,
+    shell: config.shell ?? defaultShell(env.PATH),
+    defaults: { timeoutMs: config.defaultTimeoutMs, maxOutputBytes: config.maxOutputBytes, graceMs: config.graceMs },
+  })
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+export default definePlugin({ name, Config, apply })
