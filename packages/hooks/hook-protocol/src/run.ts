@@ -1,9 +1,14 @@
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { reapTree, runMarker } from '@dshkit/shell'
 
 export interface RunHookOptions {
-  /** Shell command, run as `sh -c <command>` exactly as the harness settings spell it. */
+  /** Shell text, run as `<shell…> <command>` (default `sh -c`); with `args`, the executable to spawn. */
   command: string
+  /** Exec form: `command` is spawned directly with these arguments, no shell in between. */
+  args?: readonly string[]
+  /** The shell and its flags for the shell form, e.g. `['bash', '-c']` or `['/bin/zsh', '-lc']`. */
+  shell?: readonly string[]
   /** Sent to the hook's stdin as one JSON document. */
   payload: unknown
   cwd?: string
@@ -33,9 +38,16 @@ export interface HookRunResult {
   durationMs: number
   /** Set when the hook could not be run at all (spawn failure, payload not serializable). */
   error?: string
+  /**
+   * Set when the hook could not start, in words a user can act on: `hook command not found: uv`
+   * (exec form: the spawn failed; shell form: the shell exited 127 saying so), `hook command is
+   * not executable: ./guard.sh` (EACCES, or exit 126).
+   */
+  startError?: string
 }
 
-export const DEFAULT_TIMEOUT_MS = 60_000
+/** Claude Code and Codex both default a command hook's timeout to 600 s. */
+export const DEFAULT_TIMEOUT_MS = 600_000
 export const DEFAULT_MAX_OUTPUT_BYTES = 1 << 20
 export const DEFAULT_GRACE_MS = 2_000
 
@@ -44,7 +56,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1 // larger delays overflow setTimeout and fire a
 /** Runs one hook command in its own process group. Never throws for anything the hook does. */
 export function runHook(options: RunHookOptions): Promise<HookRunResult> {
   const {
-    command, payload, cwd, env, signal,
+    command, args, shell = ['sh', '-c'], payload, cwd, env, signal,
     timeoutMs = DEFAULT_TIMEOUT_MS, maxOutputBytes = DEFAULT_MAX_OUTPUT_BYTES, graceMs = DEFAULT_GRACE_MS,
   } = options
   const started = performance.now()
@@ -64,7 +76,8 @@ export function runHook(options: RunHookOptions): Promise<HookRunResult> {
     // detached: the hook leads its own process group; the marker finds children that left it.
     const marker = runMarker()
     const childEnv = { ...(env ?? process.env), [marker]: '1' }
-    const child = spawn('sh', ['-c', command], { cwd, env: childEnv, detached: true, stdio: ['pipe', 'pipe', 'pipe'] })
+    const [file, argv] = args ? [command, [...args]] : [shell[0], [...shell.slice(1), command]]
+    const child = spawn(file, argv, { cwd, env: childEnv, detached: true, stdio: ['pipe', 'pipe', 'pipe'] })
     if (child.pid !== undefined) result.pid = child.pid
     const stdout = capture(maxOutputBytes, result)
     const stderr = capture(maxOutputBytes, result)
@@ -84,6 +97,7 @@ export function runHook(options: RunHookOptions): Promise<HookRunResult> {
       if (reaping) await reaping
       result.stdout = stdout.text()
       result.stderr = stderr.text()
+      if (!args && !result.startError) result.startError = shellStartFailure(result)
       result.durationMs = performance.now() - started
       resolve(result)
     }
@@ -100,7 +114,8 @@ export function runHook(options: RunHookOptions): Promise<HookRunResult> {
     // A hook that never reads stdin closes the pipe under us (EPIPE); that is its right.
     child.stdin.on('error', () => {})
     child.on('error', (error) => {
-      result.error = `could not run the hook: ${message(error)}`
+      result.startError = spawnFailure(error as NodeJS.ErrnoException, file, cwd)
+      result.error = result.startError ?? `could not run the hook: ${message(error)}`
       exited = closed = true
       void finish()
     })
@@ -153,6 +168,30 @@ function capture(limit: number, result: HookRunResult) {
     },
     text: () => Buffer.concat(chunks).toString('utf8'),
   }
+}
+
+/** A spawn error a user can fix, or undefined for anything else. */
+function spawnFailure(error: NodeJS.ErrnoException, file: string, cwd: string | undefined): string | undefined {
+  if (error.code === 'ENOENT') {
+    // spawn reports a missing cwd as ENOENT of the program too; tell them apart.
+    if (cwd && !existsSync(cwd)) return `hook working directory does not exist: ${cwd}`
+    return `hook command not found: ${file}`
+  }
+  if (error.code === 'EACCES') return `hook command is not executable: ${file} (permission denied)`
+  return undefined
+}
+
+/** What a shell said when it could not start the command: exit 127 "not found", exit 126 "Permission denied". */
+function shellStartFailure(result: HookRunResult): string | undefined {
+  if (result.exitCode !== 127 && result.exitCode !== 126) return undefined
+  for (const line of result.stderr.split('\n')) {
+    // dash: `sh: 1: uv: not found`; bash: `bash: line 1: uv: command not found`, `bash: ./x: No such file or directory`.
+    const found = /(?:^|: )([^:\n]+): (?:command )?not found\s*$/.exec(line) ?? /(?:^|: )([^:\n]+): No such file or directory\s*$/.exec(line)
+    if (result.exitCode === 127 && found) return `hook command not found: ${found[1].trim()}`
+    const denied = /(?:^|: )([^:\n]+): Permission denied\s*$/.exec(line)
+    if (result.exitCode === 126 && denied) return `hook command is not executable: ${denied[1].trim()} (permission denied)`
+  }
+  return undefined
 }
 
 function message(error: unknown): string {

@@ -92,7 +92,7 @@ describe('runHook', () => {
 
   test('a hook that cannot be spawned is reported in the result, not thrown', async () => {
     const result = await runHook({ command: 'true', payload: {}, cwd: '/nonexistent/dir/for/hook' })
-    expect(result.error).toMatch(/could not run the hook/)
+    expect(result.error).toBe('hook working directory does not exist: /nonexistent/dir/for/hook')
     expect(result.exitCode).toBeNull()
   })
 

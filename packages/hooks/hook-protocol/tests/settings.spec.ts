@@ -34,7 +34,7 @@ describe('compileMatcher', () => {
   })
 
   test('an invalid regex throws at compile time', () => {
-    expect(() => compileMatcher('Write(')).toThrow(/neither a tool name list nor a valid regex/)
+    expect(() => compileMatcher('Write(')).toThrow(/neither a tool name list nor a regex RE2 can run/)
   })
 
   test('property: an exact list matches exactly its members', () => {
@@ -64,7 +64,7 @@ describe('loadHookSettings', () => {
     const settings = loadHookSettings(file, 'Claude Code settings')
     expect(settings.PreToolUse[0]).toMatchObject({ matcher: 'Write|Edit', hooks: [{ command: './guard.sh', timeoutMs: 1500 }] })
     expect(settings.PreToolUse[0].matches('Edit')).toBe(true)
-    expect(settings.PostToolUse[0].hooks).toEqual([{ command: 'fmt' }])
+    expect(settings.PostToolUse[0].hooks).toMatchObject([{ command: 'fmt', shell: 'bash', async: false }])
     expect(settings.PostToolUse[0].matches('Anything')).toBe(true)
     expect(settings.ignoredEvents).toEqual(['Stop'])
   })

@@ -7,16 +7,34 @@ const Mapping = strictConfig({
   paths: z.array(z.string()).optional(),
 })
 
+// true: the file's usual place (skipped when it is not there); a string: that file (it must exist).
+const Source = z.union([z.boolean(), z.string().min(1)], { error: 'a hooks source is true (its usual place), false, or a file path' })
+const Plugin = z.union([
+  z.string().min(1),
+  strictConfig({ root: z.string().min(1), data: z.string().min(1).optional() }),
+], { error: 'a plugins entry is the plugin root dir, or { root, data? }' })
+
+const CONFIG_PATH_REQUIRED = 'configPath is required: the Codex hooks.json whose hooks to run (e.g. ".codex/hooks.json"), unless sources or plugins name some'
+
 export const Config = strictConfig({
-  configPath: z.string({ error: 'configPath is required: the Codex hooks.json whose hooks to run (e.g. ".codex/hooks.json")' })
-    .min(1, 'configPath must not be empty'),
+  configPath: z.string({ error: CONFIG_PATH_REQUIRED }).min(1, 'configPath must not be empty').optional(),
+  sources: strictConfig({
+    user: Source.default(false),
+    project: Source.default(false),
+  }).optional(),
+  plugins: z.array(Plugin).default([]),
   projectDir: z.string().min(1).optional(),
   onError: z.enum(['deny', 'allow']).default('deny'),
+  timeout: z.number().positive('timeout must be a positive number of seconds').optional(),
   toolNames: z.record(z.string(), z.union([z.literal(false), Mapping], {
     error: 'a toolNames entry is false or { name: "Bash", arguments?: { command: "cmd" }, paths?: [] }',
   })).default({}),
   sessionId: z.string().min(1).optional(),
   transcriptPath: z.string().nullable().default(null),
+}).superRefine((config, ctx) => {
+  const any = config.configPath !== undefined || config.plugins.length > 0 ||
+    Object.values(config.sources ?? {}).some((source) => source !== false)
+  if (!any) ctx.addIssue({ code: 'custom', path: ['configPath'], message: CONFIG_PATH_REQUIRED })
 }).prefault({} as never) // so a plugin added with no config at all gets the configPath message
 export type Config = z.infer<typeof Config>
 /** What a user passes (defaults optional); cordis validates it into `Config` before `apply`. */

@@ -10,6 +10,8 @@ import { z } from 'zod'
 import HooksCodex, { type ConfigInput } from '../src/index.js'
 
 afterEach(cleanup)
+// Codex runs hooks with `$SHELL -lc`; a login bash on this machine runs pyenv init (~3 s), a login sh does not.
+process.env.SHELL = '/bin/sh'
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url))
 const script = (file: string, ...args: string[]) => [join(fixtures, file), ...args].join(' ')
@@ -154,7 +156,7 @@ describe('plugin lifecycle', () => {
     await expect(ctx.plugin(HooksCodex, {} as any)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('configPath is required') })
     await expect(ctx.plugin(HooksCodex, { configPath: 'h.json', toolNames: { shell: { arguments: {} } } } as any))
       .rejects.toMatchObject({ name: 'ValidationError', message: expect.stringMatching(/a toolNames entry is false or .* \(at toolNames\.shell\)/) })
-    const error = await codex({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'agent', prompt: 'check' }] }] }).catch((e: Error) => e)
-    expect((error as Error).message).toMatch(/Codex hooks file .*\.codex\/hooks\.json is not usable: hooks\.PreToolUse\[0\]\.hooks\[0\]\.type is "agent"; only "command" hooks are supported/)
+    const error = await codex({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'http', url: 'http://localhost' }] }] }).catch((e: Error) => e)
+    expect((error as Error).message).toMatch(/Codex hooks file .*\.codex\/hooks\.json is not usable: hooks\.PreToolUse\[0\]\.hooks\[0\]\.type is "http"; only "command" hooks are supported/)
   })
 })

@@ -1,0 +1,52 @@
+import { RE2JS } from 're2js'
+
+// Anything that can chain, nest or hide a second command: such a line is not read, the hook runs.
+const COMPOUND = /[\n\r;&|`(){}<>]|\$\(|\\\n/
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|"[^"\\$`]*"|[^\s'"\\$`]*)\s+/
+// Commands that run another command: `sudo git push` must not slip past `Bash(git *)`.
+const WRAPPERS = new Set([
+  'sudo', 'doas', 'env', 'command', 'builtin', 'exec', 'eval', 'nohup', 'time', 'nice', 'ionice', 'timeout',
+  'stdbuf', 'xargs', 'watch', 'strace', 'chroot', 'su', 'runuser', 'setsid', 'unbuffer', 'sh', 'bash', 'zsh',
+  'dash', 'ksh', 'fish', 'busybox', 'parallel', 'find', 'script', 'flock', 'chrt', 'taskset',
+])
+
+/**
+ * Whether a `Bash(<spec>)` rule covers a command line, for a handler's `if`. Claude Code matches
+ * each subcommand of a compound line; this reads only simple commands and answers true for anything
+ * it cannot read (`a && b`, `$(…)`, pipes, wrappers such as `sudo`, a quoted or path-spelled command
+ * name), so a guard runs rather than is skipped. `prefix:*` is the legacy prefix form; `*` matches
+ * any text; `git *` also matches a bare `git`.
+ */
+export function bashRuleMatches(spec: string, command: string | undefined): boolean {
+  if (command === undefined) return true
+  const simple = simpleCommand(command)
+  return simple === undefined || compileBashPattern(spec)(simple)
+}
+
+/** The command with leading `VAR=value` assignments removed and blanks collapsed, or undefined when it cannot be read safely. */
+export function simpleCommand(line: string): string | undefined {
+  if (COMPOUND.test(line)) return undefined
+  let rest = line.trim()
+  for (let m = ASSIGNMENT.exec(rest); m; m = ASSIGNMENT.exec(rest)) rest = rest.slice(m[0].length)
+  const first = rest.split(/\s/, 1)[0]
+  if (!first || /[/\\'"$*?[~]/.test(first) || WRAPPERS.has(first)) return undefined
+  return rest.replace(/[ \t]+/g, ' ')
+}
+
+const cache = new Map<string, (command: string) => boolean>()
+
+function compileBashPattern(spec: string): (command: string) => boolean {
+  let test = cache.get(spec)
+  if (test) return test
+  const text = spec.trim().replace(/[ \t]+/g, ' ')
+  if (text.endsWith(':*')) {
+    const prefix = text.slice(0, -2)
+    test = (command) => command.startsWith(prefix)
+  } else {
+    const bare = text.endsWith(' *') ? text.slice(0, -2) : undefined
+    const regex = RE2JS.compile(`^${text.split('*').map((part) => RE2JS.quote(part)).join('.*')}$`, RE2JS.DOTALL)
+    test = (command) => command === bare || regex.matcher(command).matches()
+  }
+  if (cache.size < 1000) cache.set(spec, test)
+  return test
+}
