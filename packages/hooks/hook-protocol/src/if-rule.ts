@@ -94,7 +94,8 @@ export function compilePathRule(pattern: string): (absolutePath: string, project
   else if (body.startsWith('./')) (anchor = 'project', body = body.slice(1))
   else if (body.replace(/\/+$/, '').includes('/')) (anchor = 'project', body = `/${body}`)
   else (anchor = 'anywhere', body = `/**/${body}`)
-  body = body.replace(/\/+$/, '')
+  // A trailing `/**` or `/` names a directory: it and everything under it (the suffix below covers both).
+  body = body.replace(/(?:\/\*\*)?\/*$/, '')
   const regex = RE2JS.compile(`^${globToRegex(body)}(?:/.*)?$`)
   return (absolutePath, projectDir) => {
     const base = anchor === 'root' || anchor === 'anywhere' ? '' : anchor === 'home' ? homedir() : projectDir
