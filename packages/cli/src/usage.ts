@@ -3,7 +3,7 @@ export const USAGE = `dshkit — run an AI agent's tool calls through the dshkit
 Usage:
   dshkit run [CALLS.jsonl] [--config cordis.yml] [--root DIR] [--log session.jsonl] [--json]
   dshkit tools [--config cordis.yml] [--root DIR] [--json]
-  dshkit log SESSION.jsonl [--json]
+  dshkit log SESSION.jsonl|postgres://…#SESSION_ID [--json]
   dshkit <command> --help
 
 With no CALLS file, \`dshkit run\` runs the bundled demo in a temporary copy of its workspace.
@@ -33,7 +33,10 @@ Lists the registered tools with their JSON Schemas.
   --root DIR      sandbox root (default: current directory)
   --json          print the schemas as JSON`,
   log: `dshkit log SESSION.jsonl [--json]
+       dshkit log 'postgres://USER@HOST/DB[?schema=NAME]#SESSION_ID' [--json]
 
 Replays a session log without changing it: every call with its result, context messages, and the
-calls that were started but never finished (interrupted by a crash).`,
+calls that were started but never finished (interrupted by a crash). A postgres:// location reads
+one session of @dshkit/session-store-postgres (the id after #, percent-encoded); without #SESSION_ID
+it lists the sessions stored there.`,
 }

@@ -1,11 +1,16 @@
 import { pendingCallsOf, type SessionEvent, type ToolCallEvent } from '@dshkit/session'
 import { readSessionLog, type ParsedLog } from '@dshkit/session-store-jsonl'
 import { visible } from '../terminal.js'
+import { isPostgresLocation, readPostgresLog } from './log-postgres.js'
 
 /** Replays a session log read-only: calls with their results, contexts, and calls a crash left open. */
 export async function log(options: { file: string; json: boolean }): Promise<number> {
   let parsed: ParsedLog
-  try {
+  if (isPostgresLocation(options.file)) {
+    const read = await readPostgresLog(options.file, options.json)
+    if (!read) return 0 // no #<sessionId>: it listed the sessions
+    parsed = read
+  } else try {
     // Only a regular file within the store's size limit is read: never a device, FIFO or directory.
     parsed = await readSessionLog(options.file, { missing: 'error' })
   } catch (error) {
