@@ -1,7 +1,7 @@
 import { homedir } from 'node:os'
 import nodePath from 'node:path'
 import picomatch from 'picomatch'
-import { commandPattern, parseCommandLine, type Command, type CommandPattern, type ParsedLine, type Redirect } from '@dshkit/shell'
+import { commandPattern, parseCommandLine, type Command, type CommandPattern, type ParsedLine, type PatternMatch, type Redirect } from '@dshkit/shell'
 import type { JsonValue } from '@dshkit/tools'
 import { argumentValue, type PathForm } from './rules.js'
 
@@ -61,13 +61,21 @@ export function compileCommandCheck(command: string | string[] | undefined, writ
 }
 
 /**
- * Whether a deny/ask rule's check may hit this command: its pattern may match, and (with `writes`)
- * some file it writes matches, a target only known at run time counting as a hit.
+ * Whether a deny/ask rule's check hits this command: `yes` when its pattern matches and (with
+ * `writes`) a file it writes matches; `maybe` when that depends on a word or a target only known
+ * at run time (`rm $FLAGS /`, `echo x > "$OUT"`).
  */
-export function mayHit(check: CommandCheck, command: Command, line: ShellLine): boolean {
-  if (check.patterns && !check.patterns.some((p) => p.test(command, 'may'))) return false
-  if (!check.writes) return true
-  return line.writes(command).some((forms) => forms === undefined || forms.some(check.writes!))
+export function hits(check: CommandCheck, command: Command, line: ShellLine): PatternMatch {
+  let result: PatternMatch = 'yes'
+  if (check.patterns) {
+    const found = check.patterns.map((p) => p.match(command))
+    result = found.includes('yes') ? 'yes' : found.includes('maybe') ? 'maybe' : 'no'
+    if (result === 'no') return 'no'
+  }
+  if (!check.writes) return result
+  const targets = line.writes(command)
+  if (targets.some((forms) => forms !== undefined && forms.some(check.writes!))) return result
+  return targets.some((forms) => forms === undefined) ? 'maybe' : 'no'
 }
 
 /**
@@ -76,7 +84,7 @@ export function mayHit(check: CommandCheck, command: Command, line: ShellLine): 
  */
 export function covers(check: CommandCheck, command: Command, line: ShellLine): boolean {
   if (command.opaque) return false
-  if (check.patterns && !check.patterns.some((p) => p.test(command, 'must'))) return false
+  if (check.patterns && !check.patterns.some((p) => p.allows(command))) return false
   const targets = line.writes(command)
   if (!check.writes) return targets.length === 0
   return targets.every((forms) => forms !== undefined && forms.every(check.writes!))

@@ -1,6 +1,6 @@
 import type { ToolExecution } from '@dshkit/tools'
 import { compileRule, ruleMessage, type CompiledRule, type Decision, type PathLookup, type Rule } from './rules.js'
-import { covers, mayHit, shellLineOf, type ShellLine, type TargetLookup } from './shell-line.js'
+import { covers, hits, shellLineOf, type ShellLine, type TargetLookup } from './shell-line.js'
 
 /** What the rules say about one call: deny > ask > allow, whatever the order they were written in. */
 export interface Verdict {
@@ -39,6 +39,7 @@ export class PermissionRules {
     const lineOf = () => line === null ? (line = shellLineOf(exec.arguments, this.targets)) : line
     let unjudged: { rule: CompiledRule, reason: string } | undefined
     let covered: Set<number> | undefined
+    let unsure: { rule: CompiledRule, text: string } | undefined
     for (const rule of this.rules) {
       const { decision } = rule.rule
       if (!rule.commands && (decision === 'allow' ? allowed : decision === 'ask' ? ask : false)) continue
@@ -60,10 +61,15 @@ export class PermissionRules {
           })
           continue
         }
-        const hit = parsed.commands.find((command) => mayHit(rule.commands!, command, shell))
-        if (!hit) continue
-        if (decision === 'deny') return { decision, rule, message: `${ruleMessage(rule)} (in \`${short(hit.text)}\`)` }
-        ask = rule
+        const found = parsed.commands.map((command) => hits(rule.commands!, command, shell))
+        const sure = found.indexOf('yes')
+        if (sure >= 0 && decision === 'deny') return { decision, rule, message: `${ruleMessage(rule)} (in \`${short(parsed.commands[sure].text)}\`)` }
+        if (sure >= 0) ask = rule
+        else {
+          // A deny that depends on run-time words is a question, not a denial and never an allow.
+          const maybe = found.indexOf('maybe')
+          if (maybe >= 0) unsure ??= { rule, text: parsed.commands[maybe].text }
+        }
         continue
       }
       if (decision === 'deny') return { decision, rule, message: ruleMessage(rule) }
@@ -71,6 +77,7 @@ export class PermissionRules {
       else allowed = true
     }
     if (ask) return { decision: 'ask', rule: ask, message: ruleMessage(ask) }
+    if (unsure) return { decision: 'ask', rule: unsure.rule, message: `${ruleMessage(unsure.rule)} may match \`${short(unsure.text)}\`, depending on words only known at run time` }
     // A line no rule can read is asked about, never allowed, whatever the allow rules and the default say.
     if (unjudged) return { decision: 'ask', message: `cannot judge the shell command against ${unjudged.rule.label}: ${unjudged.reason}` }
     if (allowed) return { decision: 'allow', message: 'allowed by a rule' }

@@ -2,4 +2,4 @@ export type { Command, Origin, ParsedLine, Redirect, RedirectAccess, Word } from
 export { loadCommandParser } from './commands/load.js'
 export { LIMITS as COMMAND_LINE_LIMITS, parseCommandLine } from './commands/parse.js'
 export { baseName as programName } from './commands/unwrap.js'
-export { commandPattern, type CommandPattern, type PatternMode } from './commands/pattern.js'
+export { commandPattern, type CommandPattern, type PatternMatch } from './commands/pattern.js'

@@ -1,15 +1,22 @@
 import type { Command, Word } from './types.js'
 import { TRANSPARENT, baseName } from './unwrap.js'
 
-/**
- * `may`: the command could match once its run-time words are known (deny, ask, a hook's `if`).
- * `must`: it matches whatever those words turn out to be (allow).
- */
-export type PatternMode = 'may' | 'must'
+/** `yes`: the command matches as written; `maybe`: it could, depending on words only known at run time; `no`: it cannot. */
+export type PatternMatch = 'yes' | 'maybe' | 'no'
 
 export interface CommandPattern {
   source: string
-  test(command: Command, mode: PatternMode): boolean
+  /**
+   * Whether the command matches, under any spelling: as written with its wrappers, unwrapped, and
+   * with `/bin/rm` as `rm`. What deny and ask rules (and a hook's `if`) use.
+   */
+  match(command: Command): PatternMatch
+  /**
+   * Whether the command surely matches as itself: unwrapped and spelled as written (`/usr/bin/git`
+   * is not `git`), through wrappers that run it as the same user only (`sudo git status` needs a
+   * `sudo …` pattern), with every run-time word covered by a `*`. What allow rules use.
+   */
+  allows(command: Command): boolean
 }
 
 // Stands for a word only known at run time; it cannot be typed in a pattern.
@@ -28,32 +35,30 @@ export function commandPattern(source: string): CommandPattern {
   if (!text || text === ':*') throw new SyntaxError(`command pattern ${JSON.stringify(source)} is empty; write e.g. "git status*" or "npm run test:*"`)
   if (text.includes(UNKNOWN)) throw new SyntaxError(`command pattern ${JSON.stringify(source)} contains U+E000, which stands for unknown words`)
   const forms = text.endsWith(':*') ? [tokens(text.slice(0, -2).trimEnd()), tokens(`${text.slice(0, -2).trimEnd()} *`)] : [tokens(text)]
-  const matches = (subject: string, mode: PatternMode) => forms.some((form) => globMatch(form, subject, mode === 'may'))
+  const matches = (subject: string, loose: boolean) => forms.some((form) => globMatch(form, subject, loose))
   return {
     source,
-    test(command, mode) {
+    match(command) {
+      if (command.opaque || !command.argv.length) return 'no'
+      const texts = spellings(command)
+      if (texts.some((text) => matches(text, false))) return 'yes'
+      return texts.some((text) => text.includes(UNKNOWN) && matches(text, true)) ? 'maybe' : 'no'
+    },
+    allows(command) {
       if (command.opaque || !command.argv.length) return false
-      return spellings(command, mode).some((spelling) => matches(spelling, mode))
+      const sameUser = command.wrappers.every((wrapper) => TRANSPARENT.has(baseName(wrapper[0]?.value ?? '')))
+      return matches(render(sameUser ? command.argv : [...command.wrappers.flat(), ...command.argv]) + tail(command), false)
     },
   }
 }
 
-/**
- * The texts a command is matched as. `may`: any of them (as written with its wrappers, unwrapped,
- * and with `/bin/rm` as `rm`). `must`: the unwrapped command as written, and only through
- * wrappers that run it as the same user (`sudo git status` needs a `sudo …` pattern).
- */
-function spellings(command: Command, mode: PatternMode): string[] {
-  const tail = command.openEnded ? ` ${UNKNOWN}` : ''
-  const unwrapped = render(command.argv) + tail
-  const full = render([...command.wrappers.flat(), ...command.argv]) + tail
-  if (mode === 'must') {
-    const sameUser = command.wrappers.every((wrapper) => TRANSPARENT.has(baseName(wrapper[0]?.value ?? '')))
-    return [sameUser ? unwrapped : full]
-  }
+const tail = (command: Command) => command.openEnded ? ` ${UNKNOWN}` : ''
+
+/** The texts a command may be matched as: unwrapped, with its wrappers, and with the program's directory dropped. */
+function spellings(command: Command): string[] {
   const [program, ...rest] = command.argv
-  const bare = render([{ ...program, value: baseName(program.value) }, ...rest]) + tail
-  return [...new Set([unwrapped, full, bare])]
+  const bare = [{ ...program, value: baseName(program.value) }, ...rest]
+  return [...new Set([command.argv, [...command.wrappers.flat(), ...command.argv], bare].map((words) => render(words) + tail(command)))]
 }
 
 /** Words joined by spaces; a word with spaces (or an empty one) in single quotes, so `git 'log --oneline'` stays one word. */

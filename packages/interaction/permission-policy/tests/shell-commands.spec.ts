@@ -1,0 +1,106 @@
+import { mkdir, symlink } from 'node:fs/promises'
+import { join } from 'node:path'
+import LocalFs from '@dshkit/fs-local'
+import { boot, cleanup, tempDir } from '@dshkit/testing'
+import { defineTool, type ApprovalRequest } from '@dshkit/tools'
+import { afterEach, expect, test } from 'vitest'
+import { z } from 'zod'
+import PermissionPolicy, { type ConfigInput } from '../src/index.js'
+import { corpus, corpusRules } from './shell-corpus.js'
+
+afterEach(cleanup)
+
+/**
+ * A workspace (fs-local's cwd) with a `shell` tool of tool-shell's name and arguments that records the
+ * line instead of running it (the corpus holds `rm -rf /`), the policy, and an approval service that
+ * records each question and answers no, as headless approval does.
+ */
+async function pipeline(config: ConfigInput) {
+  const root = await tempDir('dshkit-permission-shell-')
+  await mkdir(join(root, 'out'))
+  await symlink('../.env', join(root, 'out', 'env-link'))
+  const ran: string[] = []
+  const asked: ApprovalRequest[] = []
+  const shell = defineTool({
+    name: 'shell',
+    description: 'run a shell command',
+    parameters: z.object({ command: z.string(), cwd: z.string().optional(), timeoutMs: z.number().optional(), description: z.string().optional() }),
+    execute: ({ command }) => (ran.push(command), 'ran'),
+  })
+  const booted = await boot({ plugins: [[LocalFs, { cwd: root }]], tools: [shell] })
+  booted.ctx.provide('approval', { request: async (req: ApprovalRequest) => (asked.push(req), { kind: 'deny' as const, reason: 'headless' }) })
+  await booted.plug(PermissionPolicy, config)
+  /** What happened to one call: `allow` (it ran), `ask` (someone was asked) or `deny` (refused without asking). */
+  const decide = async (args: { command: string, cwd?: string }) => {
+    const before = { ran: ran.length, asked: asked.length }
+    const result = await booted.call('shell', args)
+    if (ran.length > before.ran) return { decision: 'allow', result }
+    return { decision: asked.length > before.asked ? 'ask' : 'deny', result, question: asked.at(-1) }
+  }
+  return { root, decide }
+}
+
+test('the corpus has at least 40 lines, of every decision', () => {
+  expect(corpus.length).toBeGreaterThanOrEqual(40)
+  for (const decision of ['allow', 'ask', 'deny']) expect(corpus.some(([, expected]) => expected === decision)).toBe(true)
+})
+
+test.each(corpus)('%j → %s', async (line, expected) => {
+  const { decide } = await pipeline(corpusRules)
+  const { decision } = await decide({ command: line })
+  expect(decision).toBe(expected)
+})
+
+test('a denial names the rule and the command it caught, inside the compound line', async () => {
+  const { decide } = await pipeline(corpusRules)
+  const { result } = await decide({ command: 'echo hi && rm -rf /' })
+  expect(result).toMatchObject({ isError: true, error: { code: 'DENIED', source: 'permission-policy', message: 'rule #3 (deny shell command ["rm -rf *", "rm -fr *", "curl *", "wget *"]): destroys or downloads (in `rm -rf /`)' } })
+})
+
+test('a line the parser cannot read is a question saying why, never an allow — even under a blanket allow', async () => {
+  const { decide } = await pipeline({ rules: [{ tool: 'shell', command: 'rm *', decision: 'deny' }, { tool: 'shell', decision: 'allow' }] })
+  const { decision, question } = await decide({ command: 'echo "unterminated && rm -rf /' })
+  expect(decision).toBe('ask')
+  expect(question?.reason).toMatch(/^cannot judge the shell command against rule #1 \(deny shell command "rm \*"\): the (shell parser cannot read|command is incomplete)/)
+  expect((await decide({ command: 'ls' })).decision).toBe('allow')
+})
+
+test('eval and a run-time command name are questions, never allowed by an allow-everything command pattern', async () => {
+  const { decide } = await pipeline({ rules: [{ tool: 'shell', command: '*', decision: 'allow' }] })
+  expect(await decide({ command: 'ls -la' })).toMatchObject({ decision: 'allow' })
+  expect(await decide({ command: 'eval "$(cat x)"' })).toMatchObject({ decision: 'ask', question: { reason: expect.stringContaining('`eval` runs text only known at run time') } })
+  expect(await decide({ command: 'ls; $CMD x' })).toMatchObject({ decision: 'ask', question: { reason: expect.stringContaining('the command name $CMD is only known at run time') } })
+})
+
+test('a deny that depends on a run-time word asks instead, saying so', async () => {
+  const { decide } = await pipeline({ rules: [{ tool: 'shell', command: 'rm -rf *', decision: 'deny' }] })
+  const { decision, question } = await decide({ command: 'rm $FLAGS /' })
+  expect(decision).toBe('ask')
+  expect(question?.reason).toBe('rule #1 (deny shell command "rm -rf *") may match `rm $FLAGS /`, depending on words only known at run time')
+})
+
+test('redirect targets are judged where they land: through the call cwd, `..` and symlinks', async () => {
+  const { decide, root } = await pipeline(corpusRules)
+  expect((await decide({ command: 'echo x > ../.env', cwd: 'out' })).decision).toBe('deny')
+  expect((await decide({ command: 'echo x > out/env-link' })).decision).toBe('deny')
+  expect((await decide({ command: `echo x > ${root}/.git/config` })).decision).toBe('deny')
+  expect((await decide({ command: 'echo x > log.txt', cwd: 'out' })).decision).toBe('allow')
+  // Allowed writes must land under out/ in every spelling: out/../x.txt does not.
+  expect((await decide({ command: 'echo x > out/../x.txt' })).decision).toBe('ask')
+})
+
+test('without command rules, shell calls are not parsed and behave as before', async () => {
+  const { decide } = await pipeline({ rules: [{ tool: 'shell', decision: 'allow' }], default: 'deny' })
+  expect((await decide({ command: 'echo "unterminated' })).decision).toBe('allow')
+})
+
+test.each([
+  [{ rules: [{ tool: 'shell', command: '', decision: 'deny' }] }, 'command pattern "" is empty; write e.g. "git status*" or "npm run test:*" (at rules.0.command)'],
+  [{ rules: [{ tool: 'shell', command: [], decision: 'deny' }] }, 'must list at least one (at rules.0.command)'],
+  [{ rules: [{ tool: 'shell', writes: [''], decision: 'deny' }] }, 'a `writes` value must be a non-empty glob (at rules.0.writes.0)'],
+  [{ rules: [{ tool: 'shell', writes: 'out/**', decision: 'allow' }] }, 'an allow rule with `writes` must also name its commands with `command` (e.g. command: "echo *") (at rules.0.writes)'],
+  [{ rules: [{ tool: 'shell', comand: 'rm *', decision: 'deny' }] }, 'did you mean "command"?'],
+])('%j is refused: %s', async (config, message) => {
+  const { ctx } = await boot()
+  await expect(ctx.plugin(PermissionPolicy, config as never)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining(message) })
+})
