@@ -1,0 +1,22 @@
+import type { Context } from 'cordis'
+import type {} from '@dshkit/shell'
+import { definePlugin } from '@dshkit/tools'
+import { Config, type ConfigInput } from './config.js'
+import { shellTool } from './tool.js'
+
+export { shellTool } from './tool.js'
+export { renderShell, visible, type ShellToolValue } from './render.js'
+export type { ShellInput } from './inputs.js'
+export { Config, type ConfigInput } from './config.js'
+
+export const name = 'tool-shell'
+export const inject = ['tools', 'shell']
+
+// An arrow: cordis calls a `function` declaration with `new` and would lose a returned disposer.
+export const apply = (ctx: Context, input?: ConfigInput) => {
+  // Held once: going through the context proxy on every call costs more than the call itself.
+  const shell = ctx.shell
+  ctx.tools.register(shellTool(() => shell, Config.parse(input)))
+}
+
+export default definePlugin({ name, inject, Config, apply })
