@@ -62,7 +62,8 @@ export class PostgresSessionStore implements SessionStore {
       return await this.readEvents(backend)
     } catch (error) {
       await this.close()
-      throw error
+      if ((error as { code?: unknown }).code && String((error as { code?: unknown }).code).startsWith('SESSION_')) throw error
+      throw new Error(`could not open session ${JSON.stringify(this.sessionId)} in ${backend.where}: ${(error as Error).message}`, { cause: error })
     }
   }
 
