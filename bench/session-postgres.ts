@@ -25,6 +25,8 @@ const server = await throwawayPostgres()
 const dir = await mkdtemp(join(tmpdir(), 'dshkit-bench-session-'))
 const schema = `bench_${randomBytes(4).toString('hex')}`
 let opened = 0
+// Disposed after each measurement, so one store's open files and connections never weigh on the next.
+const fibers: { dispose(): unknown }[] = []
 
 type Store = 'postgres' | 'jsonl'
 
@@ -33,8 +35,9 @@ async function boot(store: Store): Promise<Context> {
   const ctx = await withTools('bench-tools', (ctx) => {
     ctx.tools.register({ name: 'get', description: 'reads', parameters: z.object({ key: z.string() }), isConcurrencySafe: () => true, execute: ({ key }) => `value of ${key}` })
   })
-  if (store === 'postgres') await ctx.plugin(SessionStorePostgres, { connectionString: server.url, schema, sessionId: id })
-  else await ctx.plugin(SessionStoreJsonl, { path: join(dir, `${id}.jsonl`) })
+  fibers.push(store === 'postgres'
+    ? await ctx.plugin(SessionStorePostgres, { connectionString: server.url, schema, sessionId: id })
+    : await ctx.plugin(SessionStoreJsonl, { path: join(dir, `${id}.jsonl`) }))
   await ctx.plugin(AgentLoop)
   return ctx
 }
@@ -77,7 +80,9 @@ try {
   ] as const) {
     log(label)
     const postgres = await measure('postgres')
+    await Promise.all(fibers.splice(0).map((fiber) => fiber.dispose()))
     const jsonl = await measure('jsonl')
+    await Promise.all(fibers.splice(0).map((fiber) => fiber.dispose()))
     rows.push([label, postgres, jsonl, `${(postgres / jsonl).toFixed(2)}×`])
   }
 } finally {
@@ -96,4 +101,3 @@ shows group commit: ${SESSIONS} sessions of one process share transactions.
 
 ${table(['workload', 'PostgreSQL', 'JSONL', 'PostgreSQL / JSONL'], rows)}
 `)
-process.exit(0) // pools and contexts are left to the process end
