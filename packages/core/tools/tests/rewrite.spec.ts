@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool, type ToolExecution } from '../src/index.js'
+import { defineTool, type JsonValue, type PreToolDecision, type ToolExecution } from '../src/index.js'
 import { call, plug, provideApproval, setup } from './helpers.js'
 
 const write = defineTool({
@@ -12,9 +12,10 @@ const write = defineTool({
 
 /** A listener that rewrites `path` once (to `to`) and passes everything else on. */
 function rewriter(to: unknown, onlyFrom = 'a.txt') {
-  return (exec: ToolExecution, next: () => Promise<any>) => {
+  return async (exec: ToolExecution, next: () => Promise<PreToolDecision>): Promise<PreToolDecision> => {
     const args = exec.arguments as { path?: string }
-    if (args.path === onlyFrom) return { kind: 'allow', updatedArguments: typeof to === 'function' ? to(args) : to }
+    // Deliberately hostile values (functions, NaN) too: the registry must refuse them.
+    if (args.path === onlyFrom) return { kind: 'allow', updatedArguments: to as JsonValue }
     return next()
   }
 }
@@ -42,7 +43,7 @@ describe('an allow with updatedArguments', () => {
     let ran = false
     await plug(ctx, 'hook', (ctx) => void ctx.on('tools/pre-execute', rewriter({ path: '/etc/passwd', content: 'x' })))
     await plug(ctx, 'policy', (ctx) => {
-      ctx.on('tools/pre-execute', (exec, next) => {
+      ctx.on('tools/pre-execute', async (exec, next): Promise<PreToolDecision> => {
         judged.push(exec.arguments)
         return (exec.input as any)?.path?.startsWith('/etc') ? { kind: 'deny', reason: 'no /etc' } : next()
       })
@@ -71,7 +72,7 @@ describe('an allow with updatedArguments', () => {
     await plug(ctx, 'tools', (ctx) => void ctx.tools.register({ ...write, execute: () => { ran = true } }))
     const result = await ctx.tools.execute(call('write', { path: 'a.txt' }))
     expect(result).toMatchObject({ isError: true, error: { code: 'INVALID_ARGS', source: 'hook' } })
-    expect(result.error.message).toMatch(/^invalid arguments for write from the rewrite by hook: path: /)
+    expect(result.isError && result.error.message).toMatch(/^invalid arguments for write from the rewrite by hook: path: /)
     expect(ran).toBe(false)
   })
 
@@ -93,8 +94,8 @@ describe('an allow with updatedArguments', () => {
     let asked = 0
     let passes = 0
     provideApproval(ctx, async () => (asked++, { kind: 'allow' }))
-    await plug(ctx, 'hook', (ctx) => void ctx.on('tools/pre-execute', (exec) => (passes++, { kind: 'allow', updatedArguments: { ...exec.arguments as object } })))
-    await plug(ctx, 'policy', (ctx) => void ctx.on('tools/pre-execute', () => ({ kind: 'ask' })))
+    await plug(ctx, 'hook', (ctx) => void ctx.on('tools/pre-execute', async (exec) => (passes++, { kind: 'allow' as const, updatedArguments: { ...exec.arguments as Record<string, JsonValue> } })))
+    await plug(ctx, 'policy', (ctx) => void ctx.on('tools/pre-execute', async () => ({ kind: 'ask' as const })))
     await plug(ctx, 'tools', (ctx) => void ctx.tools.register(write))
     const result = await ctx.tools.execute(call('write', { path: 'a.txt' }))
     expect(result).toMatchObject({ isError: false, value: { path: 'a.txt' } })
@@ -108,7 +109,7 @@ describe('an allow with updatedArguments', () => {
     const shown: unknown[] = []
     provideApproval(ctx, async (request) => (shown.push(request.exec.arguments), { kind: 'allow' }))
     await plug(ctx, 'hook', (ctx) => void ctx.on('tools/pre-execute', rewriter({ path: 'b.txt' })))
-    await plug(ctx, 'policy', (ctx) => void ctx.on('tools/pre-execute', () => ({ kind: 'ask', reason: 'writes' })))
+    await plug(ctx, 'policy', (ctx) => void ctx.on('tools/pre-execute', async () => ({ kind: 'ask' as const, reason: 'writes' })))
     await plug(ctx, 'tools', (ctx) => void ctx.tools.register(write))
     const result = await ctx.tools.execute(call('write', { path: 'a.txt' }))
     expect(shown).toEqual([{ path: 'b.txt' }])
@@ -119,11 +120,11 @@ describe('an allow with updatedArguments', () => {
     const { ctx } = await setup()
     let n = 0
     let ran = false
-    await plug(ctx, 'looper', (ctx) => void ctx.on('tools/pre-execute', () => ({ kind: 'allow', updatedArguments: { path: `p${++n}` } })))
+    await plug(ctx, 'looper', (ctx) => void ctx.on('tools/pre-execute', async () => ({ kind: 'allow' as const, updatedArguments: { path: `p${++n}` } })))
     await plug(ctx, 'tools', (ctx) => void ctx.tools.register({ ...write, execute: () => { ran = true } }))
     const result = await ctx.tools.execute(call('write', { path: 'a.txt' }))
     expect(result).toMatchObject({ isError: true, error: { code: 'DENIED', source: 'looper' } })
-    expect(result.error.message).toMatch(/rewritten 4 times already \(by looper, looper, looper, looper\)/)
+    expect(result.isError && result.error.message).toMatch(/rewritten 4 times already \(by looper, looper, looper, looper\)/)
     expect(ran).toBe(false)
     expect(n).toBe(5)
   })

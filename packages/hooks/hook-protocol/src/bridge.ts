@@ -1,8 +1,9 @@
-import { mapToolCall, type ToolNameMapping } from './mapping.js'
-import { mergeVerdicts, toleratedError, type OnError } from './merge.js'
+import { mapToolCall, unmapToolInput, type ToolDialect, type ToolNameMapping } from './mapping.js'
+import { mergeVerdicts, toleratedError, type MergedVerdict, type OnError } from './merge.js'
 import { interpretHookOutput, parseHookOutput, type HookEvent, type HookVerdict } from './parse.js'
-import { runHook } from './run.js'
-import type { HookCommand, HookSettings } from './settings.js'
+import { handlerLabel, runHandler, selectHooks, startAsyncHandler } from './handlers.js'
+import { bashFailure, contentText, toolResponse } from './responses.js'
+import type { HookSettings } from './settings.js'
 
 /** The parts of a `ToolExecution` (@dshkit/tools) the bridge reads. */
 export interface HookCall {
@@ -17,6 +18,7 @@ export interface HookCall {
 export interface HookCallResult {
   readonly isError: boolean
   readonly value?: unknown
+  readonly error?: { readonly code: string; readonly message: string; readonly source?: string }
   readonly content: unknown
   readonly meta?: Readonly<Record<string, unknown>>
 }
@@ -33,7 +35,7 @@ export interface HookBridgeOptions {
   source: string
   settings: HookSettings
   onError: OnError
-  /** False when the harness's pre hooks can only deny (Codex). */
+  /** False when the harness's pre hooks can only deny or rewrite (Codex). */
   askSupported: boolean
   toolNames: ReadonlyMap<string, ToolNameMapping>
   /** Hooks run here; relative mapped paths resolve against it. */
@@ -41,130 +43,246 @@ export interface HookBridgeOptions {
   env: NodeJS.ProcessEnv
   /** Fields every payload starts with (session_id, transcript_path, cwd…). */
   payloadBase: Record<string, unknown>
+  /** `permission_mode` of every payload, read when the event fires (it follows the approval setup). */
+  permissionMode?: () => string
   logger: HookBridgeLogger
   defaultTimeoutMs?: number
   graceMs?: number
   maxOutputBytes?: number
 }
 
+type Context = { source: string; content: { type: 'text'; text: string }[] }
+
 interface Notes {
-  contexts: { source: string; content: { type: 'text'; text: string }[] }[]
-  ignoredUpdatedInput: HookJson[]
+  contexts: Context[]
   systemMessages: HookJson[]
 }
 
-type PreAnswer = { kind: 'deny'; reason: string; source: string } | { kind: 'ask'; reason: string; source: string }
+/** What the bridge remembers of its own rewrite of a call, so the pass it starts does not run the same hooks again. */
+interface OwnRewrite {
+  arguments: string
+  ask?: { kind: 'ask'; reason: string; source: string }
+}
+
+type PreAnswer =
+  | { kind: 'deny'; reason: string; source: string }
+  | { kind: 'ask'; reason: string; source: string }
+  | { kind: 'allow'; updatedArguments: HookJson; source: string }
 type PostAnswer =
-  | { kind: 'block'; reason: string; source: string; additionalContexts?: Notes['contexts'] }
-  | { kind: 'accept'; meta?: { hooks: Record<string, HookJson> }; additionalContexts?: Notes['contexts'] }
+  | { kind: 'accept'; meta?: Record<string, HookJson>; additionalContexts?: Context[] }
+  | { kind: 'replace'; content: { type: 'text'; text: string }[]; source: string; meta?: Record<string, HookJson>; additionalContexts?: Context[] }
+
+/** Calls whose tool ran (and then failed) reach Claude Code's PostToolUseFailure; DENIED reaches PermissionDenied. */
+const RAN_AND_FAILED = new Set(['TOOL_ERROR', 'TOOL_TIMEOUT', 'ABORTED', 'INVALID_RESULT', 'TOOL_OUTCOME_UNKNOWN'])
 
 /**
- * Turns hook settings into `tools/pre-execute` and `tools/post-execute` listeners.
- * Pre: matching PreToolUse hooks run in parallel; deny > ask > allow, and allow is just `next()`,
- * so no hook can skip another policy or a guard. Post: after the inner listeners, PostToolUse hooks
- * run on a successful result and may block or add context. Contexts and ignored `updatedInput` from
- * pre hooks are attached to the call's result in post-execute.
+ * Turns hook settings into `tools/pre-execute` and `tools/post-execute` listeners and an approval responder.
+ * Pre: matching PreToolUse hooks run in parallel; deny > ask > allow, and allow is just `next()`, so no hook
+ * can skip another policy or a guard; an `updatedInput` becomes `updatedArguments`, which the registry
+ * validates and judges again from the start. Post: after the inner listeners, PostToolUse (success),
+ * PostToolUseFailure (the tool failed) or PermissionDenied (a denial) hooks run on the result.
  */
 export function createHookBridge(options: HookBridgeOptions) {
   const { source, settings, onError, askSupported, toolNames, projectDir, env, payloadBase, logger } = options
+  const dialect: ToolDialect = settings.dialect === 'codex' ? 'codex' : 'claude-code'
   const notes = new WeakMap<symbol, Notes>()
+  const rewrites = new WeakMap<symbol, OwnRewrite>()
   const sourceOf = (command: string) => `${source}: ${command}`
 
   async function runEvent(event: HookEvent, call: HookCall, extra: Record<string, unknown>): Promise<HookVerdict[]> {
     const { toolName, toolInput } = mapToolCall(call.name, call.arguments, toolNames.get(call.name), projectDir)
-    const hooks = matchingHooks(settings[event], toolName)
-    if (!hooks.length) return []
-    const payload = { ...payloadBase, hook_event_name: event, tool_name: toolName, tool_input: toolInput, tool_use_id: call.callId, ...extra }
-    return Promise.all(hooks.map(async (hook) => {
-      const run = await runHook({
-        command: hook.command, payload, cwd: projectDir, env, signal: call.signal,
-        timeoutMs: hook.timeoutMs ?? options.defaultTimeoutMs, graceMs: options.graceMs, maxOutputBytes: options.maxOutputBytes,
-      })
-      return interpretHookOutput(hook.command, parseHookOutput(run), event, { askSupported })
+    const selected = selectHooks(settings, event, { toolName, toolInput, projectDir })
+    if (!selected.length) return []
+    const payload = {
+      ...payloadBase,
+      ...options.permissionMode && { permission_mode: options.permissionMode() },
+      hook_event_name: event, tool_name: toolName, tool_input: toolInput, tool_use_id: call.callId, ...extra,
+    }
+    const run = { payload, cwd: projectDir, env, signal: call.signal, defaultTimeoutMs: options.defaultTimeoutMs, graceMs: options.graceMs, maxOutputBytes: options.maxOutputBytes, logger }
+    // async handlers run in the background: they never block or change the call.
+    for (const hook of selected) if (hook.async) void startAsyncHandler(hook, event, run)
+    return Promise.all(selected.filter((hook) => !hook.async).map(async (hook) => {
+      const label = handlerLabel(hook)
+      return interpretHookOutput(label, parseHookOutput(await runHandler(hook, run)), event, { askSupported })
     }))
   }
 
+  function note(token: symbol): Notes {
+    let found = notes.get(token)
+    if (!found) notes.set(token, found = { contexts: [], systemMessages: [] })
+    return found
+  }
+
+  function addContext(token: symbol, command: string, text: string) {
+    note(token).contexts.push({ source: sourceOf(command), content: [{ type: 'text', text }] })
+  }
+
+  /** Logs warnings, tolerated errors and system messages; keeps contexts and messages for the result. */
   function record(token: symbol, event: HookEvent, verdicts: HookVerdict[]) {
-    let note = notes.get(token)
     for (const verdict of verdicts) {
       for (const warning of verdict.warnings) logger.warn('%s hook `%s`: %s', event, verdict.command, warning)
-      if (verdict.decision === 'error' && onError === 'allow') logger.warn(toleratedError(verdict, event))
-      if (verdict.context === undefined && verdict.updatedInput === undefined && verdict.systemMessage === undefined) continue
-      note ??= { contexts: [], ignoredUpdatedInput: [], systemMessages: [] }
-      if (verdict.context !== undefined) {
-        note.contexts.push({ source: sourceOf(verdict.command), content: [{ type: 'text', text: verdict.context }] })
-      }
+      if (verdict.decision === 'error' && onError === 'allow' && event === 'PreToolUse') logger.warn(toleratedError(verdict, event))
+      if (verdict.context !== undefined) addContext(token, verdict.command, verdict.context)
       if (verdict.systemMessage !== undefined) {
         logger.info('%s hook `%s` says: %s', event, verdict.command, verdict.systemMessage)
-        note.systemMessages.push({ hook: verdict.command, event, message: verdict.systemMessage })
-      }
-      if (verdict.updatedInput !== undefined) {
-        // Arguments are a frozen snapshot the policies already judged; rewriting them would bypass those checks.
-        logger.warn('%s hook `%s` returned updatedInput; it is not applied (arguments are immutable) and is kept in meta.hooks.ignoredUpdatedInput', event, verdict.command)
-        note.ignoredUpdatedInput.push({ hook: verdict.command, updatedInput: toJson(verdict.updatedInput) })
+        note(token).systemMessages.push({ hook: verdict.command, event, message: verdict.systemMessage })
       }
     }
-    if (note) notes.set(token, note)
   }
 
   async function preExecute<D extends { kind: string }>(call: HookCall, next: () => Promise<D>): Promise<D | PreAnswer> {
+    const own = rewrites.get(call.token)
+    if (own) {
+      rewrites.delete(call.token)
+      // The pass our own rewrite started: these hooks judged the call already; everyone else judges the new input.
+      if (own.arguments === JSON.stringify(call.arguments)) {
+        const inner = await next()
+        return own.ask && inner.kind !== 'deny' ? own.ask : inner
+      }
+    }
     const verdicts = await runEvent('PreToolUse', call, {})
     if (!verdicts.length) return next()
     record(call.token, 'PreToolUse', verdicts)
     const merged = mergeVerdicts(verdicts, 'PreToolUse', onError)
     if (merged.kind === 'deny') return { kind: 'deny', reason: merged.reason, source: sourceOf(merged.command) }
+    const ask = merged.kind === 'ask' ? { kind: 'ask' as const, reason: merged.reason, source: sourceOf(merged.command) } : undefined
+    if (merged.updatedInput) {
+      const rewrite = rewriteOf(call, merged)
+      if (rewrite.kind === 'deny') return rewrite
+      if (rewrite.kind === 'allow') {
+        rewrites.set(call.token, { arguments: JSON.stringify(rewrite.updatedArguments), ask })
+        return rewrite
+      }
+    }
     const inner = await next()
     // An inner denial stands; otherwise the hook's ask goes to approval (after the guards).
-    if (merged.kind === 'ask' && inner.kind !== 'deny') return { kind: 'ask', reason: merged.reason, source: sourceOf(merged.command) }
-    return inner
+    return ask && inner.kind !== 'deny' ? ask : inner
+  }
+
+  /** A hook's updatedInput as our arguments: the registry validates them and judges the call again. */
+  function rewriteOf(call: HookCall, merged: Extract<MergedVerdict, { kind: 'allow' | 'ask' }>): Exclude<PreAnswer, { kind: 'ask' }> | { kind: 'same' } {
+    const { input, command } = merged.updatedInput!
+    let args: HookJson
+    try {
+      args = toJson(unmapToolInput(input, call.arguments, toolNames.get(call.name)))
+    } catch (error) {
+      return { kind: 'deny', reason: `PreToolUse hook \`${command}\` returned an updatedInput that cannot be applied: ${(error as Error).message}`, source: sourceOf(command) }
+    }
+    // Unchanged arguments are no rewrite: the inner listeners must still judge the call.
+    if (JSON.stringify(args) === JSON.stringify(call.arguments)) return { kind: 'same' }
+    logger.info('PreToolUse hook `%s` rewrote the arguments of %s; the call is judged again with them', command, call.name)
+    return { kind: 'allow', updatedArguments: args, source: sourceOf(command) }
   }
 
   /** A composing post-execute listener: it answers with a decision about the result `next()` resolved to. */
   async function postExecute<R extends HookCallResult>(call: HookCall, _result: R, next: () => Promise<R>): Promise<R | PostAnswer> {
     const inner = await next()
+    rewrites.delete(call.token)
+    let replaced: PostAnswer | undefined
     if (!inner.isError) {
-      const verdicts = await runEvent('PostToolUse', call, { tool_response: inner.value ?? null })
-      record(call.token, 'PostToolUse', verdicts)
-      const merged = mergeVerdicts(verdicts, 'PostToolUse', onError)
-      if (merged.kind === 'deny') {
-        const contexts = take(call.token)?.contexts
-        return { kind: 'block', reason: merged.reason, source: sourceOf(merged.command), ...(contexts?.length && { additionalContexts: contexts }) }
-      }
+      const shell = dialect === 'claude-code' && toolNames.get(call.name)?.shape === 'bash' ? bashFailure(inner.value) : undefined
+      if (shell) await failureHooks(call, shell.error, shell.interrupted)
+      else replaced = await postToolUse(call, inner)
+    } else if (dialect === 'claude-code' && inner.error) {
+      if (inner.error.code === 'DENIED') await permissionDenied(call, inner.error.message)
+      else if (RAN_AND_FAILED.has(inner.error.code)) await failureHooks(call, inner.error.message, inner.error.code === 'ABORTED' || inner.error.code === 'TOOL_TIMEOUT')
     }
-    return answer(inner, take(call.token))
+    return answer(inner, take(call.token), replaced)
+  }
+
+  /** PostToolUse: blocks and failures never undo the call; Claude Code keeps the output, Codex shows the feedback instead. */
+  async function postToolUse(call: HookCall, inner: HookCallResult): Promise<PostAnswer | undefined> {
+    const mapping = toolNames.get(call.name)
+    const response = toolResponse(dialect, mapping, { args: call.arguments, value: inner.value, content: inner.content }, projectDir)
+    const verdicts = await runEvent('PostToolUse', call, { tool_response: response as HookJson })
+    if (!verdicts.length) return
+    record(call.token, 'PostToolUse', verdicts)
+    reportFailures(call.token, 'PostToolUse', verdicts)
+    const feedback = verdicts.filter((v) => v.decision === 'block').map((v) => ({ command: v.command, text: v.reason ?? `blocked by hook \`${v.command}\`` }))
+    const updated = verdicts.findLast((v) => v.updatedOutput !== undefined && v.decision !== 'error')
+    if (dialect === 'codex') {
+      for (const v of verdicts) if (v.updatedOutput !== undefined) logger.warn('PostToolUse hook `%s`: updatedToolOutput is not part of Codex hooks and was ignored', v.command)
+      if (!feedback.length) return
+      // Codex replaces the tool's output with the hooks' feedback.
+      return { kind: 'replace', content: [{ type: 'text', text: feedback.map((f) => f.text).join('\n') }], source: sourceOf(feedback[0].command) }
+    }
+    for (const f of feedback) addContext(call.token, f.command, `PostToolUse hook \`${f.command}\` reported about the ${call.name} call that already ran: ${f.text}`)
+    if (!updated) return
+    const text = typeof updated.updatedOutput === 'string' ? updated.updatedOutput : JSON.stringify(updated.updatedOutput, null, 2) ?? 'null'
+    return { kind: 'replace', content: [{ type: 'text', text }], source: sourceOf(updated.command) }
+  }
+
+  /** PostToolUseFailure: additional context (or an exit-2 message) for the model; nothing can change the failure. */
+  async function failureHooks(call: HookCall, error: string, interrupted: boolean) {
+    const verdicts = await runEvent('PostToolUseFailure', call, { error, is_interrupt: interrupted })
+    record(call.token, 'PostToolUseFailure', verdicts)
+    reportFailures(call.token, 'PostToolUseFailure', verdicts)
+    for (const v of verdicts) if (v.decision === 'block' && v.reason) addContext(call.token, v.command, v.reason)
+  }
+
+  /** PermissionDenied: for audit hooks; `retry: true` tells the model it may try again. The denial stands. */
+  async function permissionDenied(call: HookCall, reason: string) {
+    const verdicts = await runEvent('PermissionDenied', call, { reason })
+    record(call.token, 'PermissionDenied', verdicts)
+    reportFailures(call.token, 'PermissionDenied', verdicts)
+    const retry = verdicts.find((v) => v.retry)
+    if (retry) addContext(call.token, retry.command, `A PermissionDenied hook says you may retry this ${call.name} call (changed so that it is allowed).`)
+  }
+
+  /** A hook that failed after the tool ran cannot undo the call: the result stands, the failure is told to the model and the log. */
+  function reportFailures(token: symbol, event: HookEvent, verdicts: HookVerdict[]) {
+    for (const v of verdicts) {
+      if (v.decision !== 'error') continue
+      logger.warn('%s hook `%s` %s; the result stands', event, v.command, v.reason)
+      addContext(token, v.command, `${event} hook \`${v.command}\` ${v.reason}; the tool's result above stands.`)
+      note(token).systemMessages.push({ hook: v.command, event, message: `failed: ${v.reason}` })
+    }
+  }
+
+  /**
+   * An approval responder: PermissionRequest hooks answer an `ask` before a person is asked. Deny wins,
+   * then allow; no decision (or only failing hooks) passes the ask to the next responder.
+   */
+  async function permissionRequest(request: { exec: HookCall }, signal?: AbortSignal): Promise<{ kind: 'allow' } | { kind: 'deny'; reason: string } | undefined> {
+    const { exec } = request
+    const call = signal ? { ...exec, signal } : exec
+    const verdicts = await runEvent('PermissionRequest', call, dialect === 'claude-code' ? { permission_suggestions: [] } : {})
+    if (!verdicts.length) return
+    record(exec.token, 'PermissionRequest', verdicts)
+    for (const v of verdicts) if (v.decision === 'error') logger.warn('PermissionRequest hook `%s` %s; the ask goes on to the next responder', v.command, v.reason)
+    const deny = verdicts.find((v) => v.decision === 'block')
+    if (deny) return { kind: 'deny', reason: `${sourceOf(deny.command)}: ${deny.reason ?? 'denied by the PermissionRequest hook'}` }
+    const allow = verdicts.findLast((v) => v.decision === 'allow')
+    if (!allow) return
+    if (allow.updatedInput !== undefined) {
+      // The arguments were judged already; new ones must go through PreToolUse, where they are judged again.
+      return { kind: 'deny', reason: `${sourceOf(allow.command)}: a PermissionRequest hook cannot change the input here (use updatedInput in a PreToolUse hook), so the call is denied` }
+    }
+    return { kind: 'allow' }
   }
 
   function take(token: symbol): Notes | undefined {
-    const note = notes.get(token)
+    const found = notes.get(token)
     notes.delete(token)
-    return note
+    return found
   }
 
-  return { preExecute, postExecute }
+  /** Whether the settings configure PermissionRequest hooks (then the plugin registers the responder). */
+  const answersPermissionRequests = settings.PermissionRequest?.length > 0
+
+  return { preExecute, postExecute, permissionRequest, answersPermissionRequests }
 }
 
-/** Every hook of the groups whose matcher takes the tool, each command once (as Claude Code does). */
-function matchingHooks(groups: readonly { matches(name: string): boolean; hooks: HookCommand[] }[], toolName: string): HookCommand[] {
-  const seen = new Map<string, HookCommand>()
-  for (const group of groups) {
-    if (!group.matches(toolName)) continue
-    for (const hook of group.hooks) if (!seen.has(hook.command)) seen.set(hook.command, hook)
-  }
-  return [...seen.values()]
-}
-
-/** The hooks' contexts and meta as an accept; the runtime appends the contexts and merges `meta.hooks` over the inner meta. */
-function answer<R extends HookCallResult>(inner: R, note: Notes | undefined): R | PostAnswer {
-  if (!note) return inner
+/** The hooks' contexts and meta as an accept or replace; the runtime appends the contexts and merges `meta.hooks` over the inner meta. */
+function answer<R extends HookCallResult>(inner: R, notes: Notes | undefined, replaced: PostAnswer | undefined): R | PostAnswer {
+  if (!notes && !replaced) return inner
   const hooks: Record<string, HookJson> = {}
-  if (note.ignoredUpdatedInput.length) hooks.ignoredUpdatedInput = note.ignoredUpdatedInput
-  if (note.systemMessages.length) hooks.systemMessages = note.systemMessages
+  if (notes?.systemMessages.length) hooks.systemMessages = notes.systemMessages
   // A second bridge inside (Claude Code and Codex hooks together) may have filled meta.hooks already.
-  return {
-    kind: 'accept',
-    ...(note.contexts.length && { additionalContexts: note.contexts }),
-    ...(Object.keys(hooks).length && { meta: { hooks: mergeHookMeta(inner.meta?.hooks, hooks) } }),
-  }
+  const meta = Object.keys(hooks).length ? { hooks: mergeHookMeta(inner.meta?.hooks, hooks) } : undefined
+  const additionalContexts = notes?.contexts.length ? notes.contexts : undefined
+  const base = replaced ?? { kind: 'accept' as const }
+  return { ...base, ...(additionalContexts && { additionalContexts }), ...(meta && { meta }) }
 }
 
 function mergeHookMeta(outer: unknown, ours: Record<string, HookJson>): Record<string, HookJson> {

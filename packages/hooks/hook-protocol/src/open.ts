@@ -29,6 +29,8 @@ export interface OpenHookBridgeOptions {
   env?(projectDir: string): Record<string, string>
   /** Fields every payload starts with, given the absolute project dir. */
   payload(projectDir: string): Record<string, unknown>
+  /** `permission_mode` of every payload, read when an event fires. */
+  permissionMode?: () => string
   logger: HookBridgeLogger
 }
 
@@ -57,11 +59,12 @@ export function openHookBridge(options: OpenHookBridgeOptions) {
     settings,
     onError: options.onError,
     askSupported: options.askSupported,
-    toolNames: resolveToolNames(options.toolNames),
+    toolNames: resolveToolNames(options.toolNames, options.dialect),
     projectDir,
     // The settings `env` block, then the variables the harness itself sets (CLAUDE_PROJECT_DIR wins).
     env: { ...process.env, ...settings.env, ...options.env?.(projectDir) },
     payloadBase: options.payload(projectDir),
+    permissionMode: options.permissionMode,
     logger,
     defaultTimeoutMs: options.defaultTimeoutMs,
   })

@@ -44,8 +44,8 @@ describe('createHookBridge / openHookBridge', () => {
     expect(await preExecute(call('x'), async () => ({ kind: 'deny' as const, reason: 'no' }))).toEqual({ kind: 'deny', reason: 'no' })
   })
 
-  test('pre-hook context and ignored updatedInput reach the post decision of the same call only', async () => {
-    const out = `echo '{"hookSpecificOutput":{"additionalContext":"ctx","updatedInput":{"a":2}}}'`
+  test('pre-hook context reaches the post decision of the same call only', async () => {
+    const out = `echo '{"systemMessage":"note","hookSpecificOutput":{"additionalContext":"ctx"}}'`
     const { preExecute, postExecute } = await bridge({ PreToolUse: [group('*', out)] })
     const first = call('x')
     await preExecute(first, async () => ({ kind: 'allow' as const }))
@@ -57,16 +57,20 @@ describe('createHookBridge / openHookBridge', () => {
       kind: 'accept',
       additionalContexts: [{ source: `test: ${out}`, content: [{ type: 'text', text: 'ctx' }] }],
       // An inner bridge's meta.hooks is extended, not overwritten.
-      meta: { hooks: { systemMessages: ['inner'], ignoredUpdatedInput: [{ hook: out, updatedInput: { a: 2 } }] } },
+      meta: { hooks: { systemMessages: ['inner', { hook: out, event: 'PreToolUse', message: 'note' }] } },
     })
     expect(await postExecute(first, result, inner)).toBe(result)
   })
 
-  test('PostToolUse hooks judge the result the inner listeners made, and do not run on a failure', async () => {
-    const { postExecute } = await bridge({ PostToolUse: [group('*', `grep -q leaked && { echo 'no leaks' >&2; exit 2; } || exit 0`)] })
+  test('PostToolUse hooks judge the result the inner listeners made (Claude Code: the output stays, the reason goes beside it)', async () => {
+    const command = `grep -q leaked && { echo 'no leaks' >&2; exit 2; } || exit 0`
+    const { postExecute } = await bridge({ PostToolUse: [group('*', command)] })
     const body = { isError: false, value: 'fine', content: [{ type: 'text', text: 'fine' }] }
     const innerMade = { ...body, value: 'leaked' }
-    expect(await postExecute(call('x'), body, async () => innerMade)).toMatchObject({ kind: 'block', reason: 'no leaks' })
+    expect(await postExecute(call('x'), body, async () => innerMade)).toEqual({
+      kind: 'accept',
+      additionalContexts: [{ source: `test: ${command}`, content: [{ type: 'text', text: 'PostToolUse hook `' + command + '` reported about the x call that already ran: no leaks' }] }],
+    })
     const failed = { isError: true, content: [{ type: 'text', text: 'Error: leaked' }] }
     expect(await postExecute(call('x'), body, async () => failed)).toBe(failed)
   })

@@ -113,7 +113,7 @@ describe('tool name mapping', () => {
     const names = resolveToolNames({ fs_read: false, grep: { name: 'Grep', arguments: { pattern: 'query' } } })
     expect(mapToolCall('fs_read', { path: 'a' }, names.get('fs_read'), '/p')).toEqual({ toolName: 'fs_read', toolInput: { path: 'a' } })
     expect(mapToolCall('grep', { query: 'x', glob: '*.ts' }, names.get('grep'), '/p')).toEqual({ toolName: 'Grep', toolInput: { pattern: 'x', glob: '*.ts' } })
-    expect(mapToolCall('shell', { command: 'ls' }, names.get('shell'), '/p')).toEqual({ toolName: 'shell', toolInput: { command: 'ls' } })
+    expect(mapToolCall('jobs_list', { all: true }, names.get('jobs_list'), '/p')).toEqual({ toolName: 'jobs_list', toolInput: { all: true } })
   })
 
   test('keys like __proto__ and constructor reach the hook as the plain data they are in the arguments', () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { strictConfig } from '@dshkit/tools'
+import { PERMISSION_MODES } from '@dshkit/hook-protocol'
 
 const ToolName = z.union([
   z.literal(false),
@@ -34,6 +35,7 @@ export const Config = strictConfig({
   toolNames: z.record(z.string(), ToolName).default({}),
   sessionId: z.string().min(1).optional(),
   transcriptPath: z.string().default(''),
+  permissionMode: z.enum(PERMISSION_MODES).optional(),
 }).superRefine((config, ctx) => {
   const any = config.configPath !== undefined || config.plugins.length > 0 ||
     Object.values(config.sources ?? {}).some((source) => source !== false)

@@ -144,7 +144,7 @@ describe('failures deny (onError: deny)', () => {
 
   test('a command that does not exist (exit 127) denies', async () => {
     const { call } = await setup({ PreToolUse: [group('*', './no-such-hook.sh')] })
-    expect(await call('echo', { text: 'x' })).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining('exited with code 127') } })
+    expect(await call('echo', { text: 'x' })).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining('could not start: command not found (exit 127') } })
   })
 
   test('onError: allow behaves like the originals: failures are logged and the call goes ahead', async () => {
@@ -173,24 +173,29 @@ describe('failures deny (onError: deny)', () => {
 })
 
 describe('PostToolUse', () => {
-  test('decision block turns the result into BLOCKED after the tool ran', async () => {
+  test('decision block after the tool ran: the output stays and the reason goes to the model beside it', async () => {
     const command = hook('post-block.sh')
     const { call, projectDir } = await setup({ PostToolUse: [group('Write', command)] })
-    expect(await call('fs_write', write)).toMatchObject({
-      isError: true,
-      error: { code: 'BLOCKED', message: 'the formatter found problems in the written file', source: `hooks-claude-code: ${command}` },
-    })
+    const result = await call('fs_write', write)
+    expect(result).toMatchObject({ isError: false, value: { written: 'src/a.txt' } })
+    expect(result.additionalContexts).toEqual([{
+      source: `hooks-claude-code: ${command}`,
+      content: [{ type: 'text', text: `PostToolUse hook \`${command}\` reported about the fs_write call that already ran: the formatter found problems in the written file` }],
+    }])
     expect(await readFile(join(projectDir, 'src/a.txt'), 'utf8')).toBe('hello')
   })
 
-  test('exit 2 blocks too, and a crashing post hook blocks under onError deny', async () => {
+  test('exit 2 reports too, and a crashing post hook never turns a completed call into a failure', async () => {
     const { call } = await setup({ PostToolUse: [group('Read', hook('deny-exit2.sh'))] })
     await call('fs_write', write)
-    expect(await call('fs_read', { path: 'src/a.txt' })).toMatchObject({ error: { code: 'BLOCKED', message: 'blocked by team policy' } })
+    const read = await call('fs_read', { path: 'src/a.txt' })
+    expect(read).toMatchObject({ isError: false, value: 'hello' })
+    expect(read.additionalContexts?.[0].content[0]).toMatchObject({ text: expect.stringMatching(/blocked by team policy$/) })
     const crashing = await setup({ PostToolUse: [group('*', `node ${hook('crash.mjs')}`)] })
-    expect(await crashing.call('echo', { text: 'x' })).toMatchObject({
-      error: { code: 'BLOCKED', message: expect.stringMatching(/^PostToolUse hook .* exited with code 1.*so the result is blocked \(onError: "deny"\)/s) },
-    })
+    const echoed = await crashing.call('echo', { text: 'x' })
+    expect(echoed).toMatchObject({ isError: false, value: 'x' })
+    expect(echoed.additionalContexts?.[0].content[0]).toMatchObject({ text: expect.stringMatching(/^PostToolUse hook .* exited with code 1.*the tool's result above stands\.$/s) })
+    expect(crashing.warnings().join('\n')).toMatch(/exited with code 1.*the result stands/s)
   })
 
   test('post hooks do not run for calls that were denied', async () => {
@@ -222,14 +227,14 @@ test('pre-hook context also reaches the model when the call is denied', async ()
   expect(result.additionalContexts?.[0].content).toEqual([{ type: 'text', text: 'PreToolUse note about echo' }])
 })
 
-test('updatedInput is not applied; it is reported in a warning and in meta.hooks', async () => {
+test('updatedInput is applied as new arguments, judged again, and recorded in meta', async () => {
   const command = hook('rewrite.sh')
-  const { call, projectDir, warnings } = await setup({ PreToolUse: [group('Write', command)] })
+  const { call, projectDir } = await setup({ PreToolUse: [group('Write', command)] })
   const result = await call('fs_write', write)
-  expect(result).toMatchObject({ isError: false, value: { written: 'src/a.txt' } })
-  expect(await readFile(join(projectDir, 'src/a.txt'), 'utf8')).toBe('hello')
-  expect(result.meta?.hooks).toEqual({ ignoredUpdatedInput: [{ hook: command, updatedInput: { file_path: '/tmp/elsewhere.txt', content: 'rewritten' } }] })
-  expect(warnings().join('\n')).toMatch(/returned updatedInput; it is not applied/)
+  expect(result).toMatchObject({ isError: false, value: { written: 'elsewhere.txt' } })
+  expect(await exists(join(projectDir, 'src/a.txt'))).toBe(false)
+  expect(await readFile(join(projectDir, 'elsewhere.txt'), 'utf8')).toBe('rewritten')
+  expect(result.meta).toMatchObject({ argumentsRewrittenBy: [`hooks-claude-code: ${command}`], effectiveArguments: { path: 'elsewhere.txt', content: 'rewritten' } })
 })
 
 describe('matchers and tool names', () => {
@@ -291,6 +296,7 @@ describe('matchers and tool names', () => {
         session_id: 'session-1',
         transcript_path: '/logs/t.jsonl',
         cwd: projectDir,
+        permission_mode: 'dontAsk',
         hook_event_name: 'PreToolUse',
         tool_name: 'Edit',
         tool_input: { file_path: join(projectDir, 'a.ts'), old_string: 'x', new_string: 'y', replace_all: true },
@@ -298,7 +304,10 @@ describe('matchers and tool names', () => {
       },
     })
     const post = JSON.parse(await readFile(join(projectDir, 'PostToolUse-Edit.json'), 'utf8'))
-    expect(post.payload).toMatchObject({ hook_event_name: 'PostToolUse', tool_name: 'Edit', tool_use_id: 'call-1', tool_response: 'edited' })
+    expect(post.payload).toMatchObject({
+      hook_event_name: 'PostToolUse', tool_name: 'Edit', tool_use_id: 'call-1',
+      tool_response: { filePath: join(projectDir, 'a.ts'), oldString: 'x', newString: 'y', replaceAll: true, userModified: false, success: true },
+    })
   })
 
   test('toolNames overrides the mapping; unmapped tools go under their own names', async () => {

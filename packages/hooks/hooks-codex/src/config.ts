@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { strictConfig } from '@dshkit/tools'
+import { PERMISSION_MODES } from '@dshkit/hook-protocol'
 
 const Mapping = strictConfig({
   name: z.string().min(1),
@@ -30,7 +31,9 @@ export const Config = strictConfig({
     error: 'a toolNames entry is false or { name: "Bash", arguments?: { command: "cmd" }, paths?: [] }',
   })).default({}),
   sessionId: z.string().min(1).optional(),
-  transcriptPath: z.string().nullable().default(null),
+  transcriptPath: z.string().nullable().optional(),
+  permissionMode: z.enum(PERMISSION_MODES).optional(),
+  model: z.string().min(1).optional(),
 }).superRefine((config, ctx) => {
   const any = config.configPath !== undefined || config.plugins.length > 0 ||
     Object.values(config.sources ?? {}).some((source) => source !== false)

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
 import type { Context } from 'cordis'
-import { openHookBridge } from '@dshkit/hook-protocol'
+import { openHookBridge, permissionModeOf, responderHost, sessionLogPath } from '@dshkit/hook-protocol'
 import { definePlugin } from '@dshkit/tools' // also the tools/* event types
 import { Config, type ConfigInput } from './config.js'
 import { codexSources } from './sources.js'
@@ -28,11 +28,30 @@ export const apply = (ctx: Context, input: ConfigInput) => {
     source: name,
     label: 'Codex hooks',
     askSupported: false,
-    payload: (cwd) => ({ session_id: sessionId, transcript_path: config.transcriptPath, cwd }),
+    // Getters: read when a hook fires, so they follow the session store and approval setup of the moment.
+    payload: (cwd) => ({
+      session_id: sessionId,
+      get transcript_path() { return config.transcriptPath ?? sessionLogPath(ctx.get('session')) ?? null },
+      cwd,
+      ...config.model !== undefined && { model: config.model },
+    }),
+    permissionMode: () => config.permissionMode ?? permissionModeOf(ctx.get('approval')),
     logger: ctx.logger(name),
   })
   ctx.on('tools/pre-execute', bridge.preExecute)
   ctx.on('tools/post-execute', bridge.postExecute)
+  if (bridge.answersPermissionRequests) {
+    // approval is optional: this part waits for it, then PermissionRequest hooks answer asks before a person does.
+    ctx.plugin({
+      name: `${name}/permission-request`,
+      inject: ['approval'],
+      apply: (ctx: Context) => {
+        const host = responderHost(ctx.get('approval'))
+        if (host) ctx.effect(() => host.respond(bridge.permissionRequest), 'PermissionRequest hooks')
+        else ctx.logger(name).warn('the approval service takes no responders (approval.respond), so PermissionRequest hooks do not run')
+      },
+    })
+  }
 }
 
 export default definePlugin({ name, Config, apply })

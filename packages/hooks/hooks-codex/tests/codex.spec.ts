@@ -67,7 +67,7 @@ describe('PreToolUse (deny only)', () => {
     expect(await run('ls')).toMatchObject({ isError: false })
     expect(asked).toEqual([])
     expect(warnings().join('\n')).toMatch(/permissionDecision "ask" is not part of this hook protocol/)
-    expect(warnings().join('\n')).toMatch(/permissionDecision "allow" is not part of this hook protocol/)
+    expect(warnings().join('\n')).toMatch(/permissionDecision "allow" without updatedInput means nothing in this hook protocol/)
   })
 
   test('hooks disagreeing: one deny among several answers denies', async () => {
@@ -116,10 +116,10 @@ describe('failures deny unless onError is allow', () => {
 })
 
 describe('PostToolUse', () => {
-  test('decision block blocks the result; otherwise additionalContext is attached', async () => {
+  test('decision block replaces the output with the hook\'s feedback (as Codex does); otherwise additionalContext is attached', async () => {
     const command = `node ${script('post-review.mjs')}`
     const { run } = await codex({ PostToolUse: [handlers('Bash', command)] })
-    expect(await run('cat .env')).toMatchObject({ error: { code: 'BLOCKED', message: 'output contains a secret', source: `hooks-codex: ${command}` } })
+    expect(await run('cat .env')).toMatchObject({ isError: false, content: [{ type: 'text', text: 'output contains a secret' }], meta: { replacedBy: `hooks-codex: ${command}` } })
     const ok = await run('ls')
     expect(ok).toMatchObject({ isError: false, value: { stdout: 'ok' } })
     expect(ok.additionalContexts).toEqual([{ source: `hooks-codex: ${command}`, content: [{ type: 'text', text: 'ran: ls' }] }])
@@ -135,12 +135,13 @@ test('the payload carries the Codex fields; no CLAUDE_PROJECT_DIR', async () => 
   expect(pre).toEqual({
     claudeDir: process.env.CLAUDE_PROJECT_DIR ?? null,
     payload: {
-      session_id: 'thread-7', transcript_path: null, cwd: projectDir,
+      session_id: 'thread-7', transcript_path: null, cwd: projectDir, permission_mode: 'dontAsk',
       hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo hi' }, tool_use_id: 'c1',
     },
   })
   const post = JSON.parse(await readFile(join(projectDir, 'PostToolUse.json'), 'utf8'))
-  expect(post.payload).toMatchObject({ hook_event_name: 'PostToolUse', tool_response: { stdout: 'ok', exitCode: 0 } })
+  // Codex gives hooks the output text the model sees.
+  expect(post.payload).toMatchObject({ hook_event_name: 'PostToolUse', tool_response: expect.stringContaining('"stdout": "ok"') })
 })
 
 describe('plugin lifecycle', () => {
