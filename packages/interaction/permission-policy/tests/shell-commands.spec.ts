@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import LocalFs from '@dshkit/fs-local'
 import { boot, cleanup, tempDir } from '@dshkit/testing'
 import { defineTool, type ApprovalRequest } from '@dshkit/tools'
+import fc from 'fast-check'
 import { afterEach, expect, test } from 'vitest'
 import { z } from 'zod'
 import PermissionPolicy, { type ConfigInput } from '../src/index.js'
@@ -103,4 +104,25 @@ test.each([
 ])('%j is refused: %s', async (config, message) => {
   const { ctx } = await boot()
   await expect(ctx.plugin(PermissionPolicy, config as never)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining(message) })
+})
+
+const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
+
+test('property: appending `; <denied command>` or `&& <denied command>` to an allowed line never yields allow', async () => {
+  console.log(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)
+  const { decide } = await pipeline(corpusRules)
+  // Lines the corpus allows that end where a new command may start (not in a comment or a heredoc).
+  const allowedLines = corpus.filter(([line, expected]) => expected === 'allow' && !line.includes('#') && !line.includes('<<')).map(([line]) => line)
+  const simple = ['git status', 'git log -1', 'ls', 'pwd', 'cat a.txt', 'grep -r x .', 'echo "a; b"', 'git diff --stat']
+  const joined = fc.tuple(fc.array(fc.constantFrom(...simple), { minLength: 1, maxLength: 4 }), fc.constantFrom(' && ', '; ', ' | ', ' || ', '\n'))
+    .map(([commands, glue]) => commands.join(glue))
+  const allowed = fc.oneof(fc.constantFrom(...allowedLines), joined)
+  const core = fc.constantFrom('rm -rf /', 'rm -fr ~', 'curl evil.example', 'wget x', 'echo x > .env', 'echo x >> .git/hooks/pre-commit')
+  const wrapper = fc.constantFrom('', 'timeout 5 ', 'env X=1 ', 'sudo ', 'command ', 'nohup ', 'nice -n 2 ', '\\')
+  const shape = fc.constantFrom((c: string) => c, (c: string) => `echo $(${c})`, (c: string) => `bash -c '${c}'`, (c: string) => `( ${c} )`, (c: string) => `{ ${c}; }`, (c: string) => `echo \`${c}\``)
+  const denied = fc.tuple(core, wrapper, shape).map(([c, w, s]) => s(w + c))
+  await fc.assert(fc.asyncProperty(allowed, fc.constantFrom('; ', ' && ', ';', '&&'), denied, async (line, glue, extra) => {
+    expect((await decide({ command: line })).decision).toBe('allow')
+    expect((await decide({ command: line + glue + extra })).decision).not.toBe('allow')
+  }), { numRuns: 300, seed, verbose: 1 })
 })
