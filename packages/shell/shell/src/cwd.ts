@@ -5,6 +5,7 @@ import { statSync } from 'node:fs'
  * missing (`spawn bash ENOENT`), which sends the reader looking in the wrong place.
  */
 export function cwdProblem(cwd: string): string | undefined {
+  if (cwd.includes('\0')) return `the working directory ${JSON.stringify(cwd)} holds a NUL character, which no path can; pass a directory as cwd`
   let stats
   try {
     stats = statSync(cwd)

@@ -81,7 +81,10 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
     return reaping
   }
   const stop = () => {
+    if (settling) return
     if (!exited) result.aborted = true
+    // After the exit an empty group's id may be reused by a stranger: signal it only while it has members.
+    else if (child.pid === undefined || !groupAlive(child.pid)) return
     void reap()
   }
   const finish = async () => {

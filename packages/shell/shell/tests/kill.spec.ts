@@ -74,6 +74,16 @@ describe('timeout, abort and kill end the whole tree', () => {
     expect(await proc.done).toBe(result)
   })
 
+  test('kill() twice, or with an abort at the same time, gives the one result', async () => {
+    const shell = await testShell()
+    const duration = sleeper()
+    const controller = new AbortController()
+    const proc = shell.spawn({ command: `sleep ${duration}`, signal: controller.signal })
+    const [first, second] = await Promise.all([proc.kill(), proc.kill(), controller.abort()])
+    expect(first).toBe(second)
+    expect(first).toMatchObject({ aborted: true })
+  })
+
   test('kill() after the command finished changes nothing', async () => {
     const shell = await testShell()
     const proc = shell.spawn({ command: 'exit 4' })

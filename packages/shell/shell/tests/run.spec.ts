@@ -32,6 +32,14 @@ describe('what a command returns', () => {
     expect((await shell.run({ command: 'wc -c', stdin: new Uint8Array([1, 2, 3]) })).stdout.text.trim()).toBe('3')
   })
 
+  test('stdin far over the pipe buffer that the command never reads neither hangs the call nor fails it', async () => {
+    const shell = await testShell()
+    const big = 'x'.repeat(4 * 1024 * 1024)
+    expect(await shell.run({ command: 'echo ignored', stdin: big })).toMatchObject({ exitCode: 0, stdout: { text: 'ignored\n' } })
+    expect(await shell.run({ command: 'sleep 30', stdin: big, timeoutMs: 300, graceMs: 100 })).toMatchObject({ timedOut: true })
+    expect((await shell.run({ command: 'wc -c', stdin: big })).stdout.text.trim()).toBe(String(big.length))
+  })
+
   test('without stdin the command reads an empty input, never the host terminal', async () => {
     const shell = await testShell()
     const result = await shell.run({ command: 'cat; [ -t 0 ] && echo tty || echo no-tty', timeoutMs: 10_000 })
@@ -95,6 +103,13 @@ describe('commands that cannot start', () => {
   test('a NUL character in the command is refused in words, not thrown', async () => {
     const shell = await testShell()
     expect((await shell.run({ command: 'echo a\0b' })).error).toBe('could not start the command: it contains a NUL character, which a command line cannot carry')
+  })
+
+  test('a NUL in the environment or the cwd, and a command longer than the system takes, are refused in words', async () => {
+    const shell = await testShell()
+    expect((await shell.run({ command: 'true', env: { A: 'x\0y' } })).error).toBe('could not start the command: an environment variable holds a NUL character, which an environment cannot carry')
+    expect((await shell.run({ command: 'true', cwd: '/tmp\0x' })).error).toBe('the working directory "/tmp\\u0000x" holds a NUL character, which no path can; pass a directory as cwd')
+    expect((await shell.run({ command: `echo ${'x'.repeat(300_000)}` })).error).toMatch(/^could not start the command: the command line or environment is too long for the system \(E2BIG\)/)
   })
 
   test('a signal aborted before the start runs nothing', async () => {
