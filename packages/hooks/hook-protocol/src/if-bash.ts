@@ -1,3 +1,4 @@
+import { commandPattern, loadCommandParser, parseCommandLine, type CommandPattern } from '@dshkit/shell'
 import { RE2JS } from 're2js'
 
 // Anything that can chain, nest or hide a second command: such a line is not read, the hook runs.
@@ -11,16 +12,47 @@ const WRAPPERS = new Set([
 ])
 
 /**
- * Whether a `Bash(<spec>)` rule covers a command line, for a handler's `if`. Claude Code matches
- * each subcommand of a compound line; this reads only simple commands and answers true for anything
- * it cannot read (`a && b`, `$(…)`, pipes, wrappers such as `sudo`, a quoted or path-spelled command
- * name), so a guard runs rather than is skipped. `prefix:*` is the legacy prefix form; `*` matches
- * any text; `git *` also matches a bare `git`.
+ * Whether a `Bash(<spec>)` rule covers a command line, for a handler's `if`. Like Claude Code it
+ * judges each command of the line (`ls && git push` matches `git *`), read by @dshkit/shell's bash
+ * parser through wrappers (`sudo`, `env`, `timeout`…) and spellings (`/usr/bin/git`); a command
+ * whose words are only known at run time, or that cannot be known (`eval`), matches. Before the
+ * parser has loaded, or for a line it cannot read, a plain reader answers, and true for anything
+ * it cannot read: a guard runs rather than is skipped. `prefix:*` is the legacy prefix form; `*`
+ * matches any text; `git *` also matches a bare `git`.
  */
 export function bashRuleMatches(spec: string, command: string | undefined): boolean {
   if (command === undefined) return true
+  const parsed = parseCommandLine(command)
+  const forms = parsed.ok ? parsedPatterns(spec) : undefined
+  if (parsed.ok && forms) return parsed.commands.some((c) => c.opaque !== undefined || forms.some((form) => form.match(c) !== 'no'))
+  return plainRuleMatches(spec, command)
+}
+
+/** The reader used without the parser: simple commands only, true for anything else. */
+export function plainRuleMatches(spec: string, command: string): boolean {
   const simple = simpleCommand(command)
   return simple === undefined || compileBashPattern(spec)(simple)
+}
+
+/** Starts loading the bash parser (once per process); until it is there, rules use the plain reader. */
+export function prepareBashRules(): void {
+  loadCommandParser().catch(() => {})
+}
+
+const patterns = new Map<string, CommandPattern[] | undefined>()
+
+// `git *` also covers a bare `git`, so both forms are tried.
+function parsedPatterns(spec: string): CommandPattern[] | undefined {
+  if (patterns.has(spec)) return patterns.get(spec)
+  let forms: CommandPattern[] | undefined
+  try {
+    const text = spec.trim()
+    forms = [commandPattern(text), ...text.endsWith(' *') && text.length > 2 ? [commandPattern(text.slice(0, -2))] : []]
+  } catch {
+    forms = undefined
+  }
+  if (patterns.size < 1000) patterns.set(spec, forms)
+  return forms
 }
 
 /** The command with leading `VAR=value` assignments removed and blanks collapsed, or undefined when it cannot be read safely. */

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os'
 import { isAbsolute, resolve } from 'node:path'
 import { RE2JS } from 're2js'
-import { bashRuleMatches } from './if-bash.js'
+import { bashRuleMatches, prepareBashRules } from './if-bash.js'
 
 /** What an `if` rule is tested against: the call as the hook sees it. */
 export interface IfSubject {
@@ -46,7 +46,10 @@ export function compileIfRule(rule: string): IfRule {
 }
 
 function specifierTest(tool: string, spec: string): IfRule {
-  if (tool === 'Bash') return ({ toolInput }) => bashRuleMatches(spec, field(toolInput, ['command']))
+  if (tool === 'Bash') {
+    prepareBashRules()
+    return ({ toolInput }) => bashRuleMatches(spec, field(toolInput, ['command']))
+  }
   if (FAMILIES[tool]) {
     const glob = compilePathRule(spec)
     return ({ toolInput, projectDir }) => {
