@@ -51,6 +51,9 @@ test.each([
   ['bash -c "$X"', ['bash -c <"$X"> ; opaque']],
   ['env -S "rm -rf /"', ['env -S rm -rf / ; opaque']],
   ['ｒｍ -rf /', ['ｒｍ -rf /']],
+  ['echo `echo \\`curl x\\``', ['echo <`echo \\`curl x\\``>', 'echo <`curl x`> ; in command substitution', 'curl x ; in command substitution > command substitution']],
+  ['coproc rm x', ['rm x ; via coproc']],
+  ['echo a\\;rm -rf /', ['echo a;rm -rf /']],
 ])('%j runs %j', (line, expected) => {
   expect(commandsOf(line)).toEqual(expected)
 })
@@ -60,6 +63,7 @@ test.each([
   ['echo x <> f', /cannot read/],
   ['if true; then', /incomplete|cannot read/],
   ['echo a\0b', /NUL/],
+  ['ls\rrm -rf /', /control character \(U\+000D\)/],
   ['x'.repeat(COMMAND_LINE_LIMITS.length + 1), /characters long/],
   ['echo a && '.repeat(COMMAND_LINE_LIMITS.commands) + 'true', /more than 2000 commands/],
   ['$('.repeat(10_000) + 'x' + ')'.repeat(10_000), /nests deeper than 64/],

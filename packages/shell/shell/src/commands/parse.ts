@@ -56,6 +56,9 @@ interface Frame {
 function collect(line: string, origin: Origin[], scripts: number, into: Command[]) {
   if (line.length > LIMITS.length) throw new Unjudgeable(`the command is ${line.length} characters long, over the ${LIMITS.length} this policy reads`)
   if (line.includes('\0')) throw new Unjudgeable('the command contains a NUL byte')
+  // The grammar takes a carriage return (and other controls) for a blank where bash keeps it in a word.
+  const control = /[\x01-\x08\x0b-\x1f\x7f]/.exec(line)
+  if (control) throw new Unjudgeable(`the command contains a control character (U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`)
   const tree = loadedParser()!.parse(line)
   if (!tree) throw new Unjudgeable('the shell parser gave up on the command')
   try {
@@ -83,6 +86,13 @@ function walk(root: Node, origin: Origin[], scripts: number, into: Command[]) {
     }
     if (node.type === 'command' || node.type === 'declaration_command' || node.type === 'unset_command') {
       addCommand(node, inner, innerRedirects, scripts, into)
+    }
+    if (node.type === 'command_substitution' && node.text.startsWith('`') && node.text.includes('\\')) {
+      // Inside backticks bash drops the backslash of \` \$ \\ before running the text, so
+      // `echo \`curl x\`` nests a substitution the grammar reads as plain text: read it as bash does.
+      if (scripts >= LIMITS.scripts) throw new Unjudgeable(`backticks nest deeper than ${LIMITS.scripts} levels`)
+      collect(node.text.slice(1, -1).replace(/\\([`$\\])/g, '$1'), inner, scripts + 1, into)
+      continue
     }
     const children = node.namedChildren
     for (let i = children.length - 1; i >= 0; i--) {

@@ -33,6 +33,7 @@ const WRAPPERS: Record<string, Options> = {
   xargs: { withValue: ['-a', '--arg-file', '-d', '--delimiter', '-E', '-e', '--eof', '-I', '--replace', '-i', '-L', '--max-lines', '-l', '-n', '--max-args', '-P', '--max-procs', '-s', '--max-chars', '--process-slot-var'] },
   sudo: { withValue: ['-u', '--user', '-g', '--group', '-C', '--close-from', '-D', '--chdir', '-h', '--host', '-p', '--prompt', '-r', '--role', '-t', '--type', '-T', '--command-timeout', '-U', '--other-user'], noCommand: ['-l', '--list', '-v', '--validate', '-k', '-K', '-e', '--edit'] },
   doas: { withValue: ['-u', '-C'] },
+  coproc: { withValue: [] },
 }
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash'])
 /** Wrappers that do not change who runs the command: an allow rule for the command covers them. */
