@@ -57,7 +57,10 @@ export class PostgresSessionStore implements SessionStore {
       await this.takeLease(backend)
       backend.hold({
         sessionId: this.sessionId, owner: this.owner, leaseMs: this.leaseMs,
-        lost: (reason) => { this.lost ??= new SessionLostError(this.sessionId, reason) },
+        lost: (reason) => {
+          this.lost ??= new SessionLostError(this.sessionId, reason)
+          backend.unhold(this.owner) // nothing left to renew
+        },
       })
       return await this.readEvents(backend)
     } catch (error) {

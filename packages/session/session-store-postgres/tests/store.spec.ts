@@ -84,6 +84,16 @@ describe('session store on PostgreSQL', () => {
     expect(second.session.events()).toEqual([])
   })
 
+  test('heartbeats keep a live writer\'s lease: still refused to others after many lease periods', async () => {
+    const schema = freshSchema()
+    const config = { connectionString: server.url, sessionId: 'alive', schema, leaseMs: 300 }
+    const first = await open(config)
+    await new Promise((resolve) => setTimeout(resolve, 1500)) // five lease periods, no appends
+    await expect(open({ ...config, pool: { max: 2 } })).rejects.toMatchObject({ code: 'SESSION_LOCKED' })
+    await first.session.append(call('still-mine'))
+    expect((await readSessionLog({ connectionString: server.url, schema, sessionId: 'alive' })).events).toHaveLength(1)
+  })
+
   test('two workers racing to open one session: exactly one wins', async () => {
     const schema = freshSchema()
     const config = { connectionString: server.url, sessionId: 'race', schema }
