@@ -38,7 +38,21 @@ export function preview(result: ToolExecutionResult): string {
 export function human(outcome: Outcome, file: string): string {
   const mark = outcome.result.isError ? '✗' : '✓'
   const head = `${mark} ${visible(`${file}:${outcome.line} ${outcome.name} [${outcome.callId}] ${verdict(outcome.result)}`)} · ${outcome.durationMs} ms`
-  return `${head}\n${preview(outcome.result)}`
+  return [head, preview(outcome.result), ...hookNotes(outcome.result)].join('\n')
+}
+
+/** What hooks said for the operator (their `systemMessage`) and who rewrote the arguments, one line each. */
+function hookNotes(result: ToolExecutionResult): string[] {
+  const notes: string[] = []
+  const rewrittenBy = result.meta?.argumentsRewrittenBy
+  if (Array.isArray(rewrittenBy) && rewrittenBy.length) notes.push(`  ↻ arguments rewritten by ${rewrittenBy.join(', ')}`)
+  const hooks = result.meta?.hooks
+  const messages = hooks && typeof hooks === 'object' && !Array.isArray(hooks) ? hooks.systemMessages : undefined
+  for (const entry of Array.isArray(messages) ? messages : []) {
+    if (!entry || typeof entry !== 'object' || Array.isArray(entry)) continue
+    notes.push(`  ⚑ ${entry.event ?? 'hook'} hook \`${entry.hook ?? '?'}\`: ${entry.message ?? ''}`)
+  }
+  return notes.map((line) => visible(line))
 }
 
 export function json(outcome: Outcome): string {
