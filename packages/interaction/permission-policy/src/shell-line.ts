@@ -1,7 +1,7 @@
 import { homedir } from 'node:os'
 import nodePath from 'node:path'
 import picomatch from 'picomatch'
-import { commandPattern, parseCommandLine, type Command, type CommandPattern, type ParsedLine, type PatternMatch, type Redirect } from '@dshkit/shell'
+import { commandPattern, parseCommandLine, programName, type Command, type CommandPattern, type ParsedLine, type PatternMatch, type Redirect, type Word } from '@dshkit/shell'
 import type { JsonValue } from '@dshkit/tools'
 import { argumentValue, type PathForm } from './rules.js'
 
@@ -11,9 +11,19 @@ export type TargetLookup = (target: string, cwd: string | undefined) => PathForm
 /** One shell call's line, parsed once per verdict, with its write targets resolved on demand. */
 export interface ShellLine {
   parsed: ParsedLine
-  /** The forms of each file the command writes by redirection; undefined for a target only known at run time. */
-  writes(command: Command): (PathForm[] | undefined)[]
+  /** Each file the command writes by redirection. */
+  writes(command: Command): WriteTarget[]
 }
+
+/** Where a written file lands (`forms`), or, when that is only known at run time, its name as written if any (`guess`). */
+export interface WriteTarget {
+  forms?: PathForm[]
+  /** A relative target after `cd`: judged as written, so `**\/.env*` still catches `.env`. */
+  guess?: PathForm
+}
+
+const CHANGES_DIRECTORY = new Set(['cd', 'pushd', 'popd'])
+const isAbsoluteTarget = (path: string) => path.startsWith('/') || path === '~' || path.startsWith('~/')
 
 // Writing to these is not writing a file.
 const HARMLESS = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/
@@ -24,11 +34,18 @@ export function shellLineOf(args: Readonly<JsonValue>, resolve: TargetLookup): S
   if (typeof line !== 'string') return undefined
   const cwd = argumentValue(args, ['cwd'])
   const parsed = parseCommandLine(line)
-  const cache = new WeakMap<Command, (PathForm[] | undefined)[]>()
+  // After `cd`, a relative target lands somewhere the call's cwd does not tell: it is only known at run time.
+  const moves = parsed.ok && parsed.commands.some((c) => !c.argv[0]?.dynamic && CHANGES_DIRECTORY.has(programName(c.argv[0]?.value ?? '')))
+  const cache = new WeakMap<Command, WriteTarget[]>()
+  const targetOf = (target: Word): WriteTarget => {
+    if (target.dynamic) return {}
+    if (moves && !isAbsoluteTarget(target.value)) return { guess: { absolute: target.value, relative: nodePath.posix.normalize(target.value) } }
+    const forms = resolve(expandHome(target.value), typeof cwd === 'string' ? cwd : undefined)
+    return forms ? { forms } : {}
+  }
   const writes = (command: Command) => {
     let known = cache.get(command)
-    if (!known) cache.set(command, known = writeTargets(command.redirects).map((target) =>
-      target.dynamic ? undefined : resolve(expandHome(target.value), typeof cwd === 'string' ? cwd : undefined)))
+    if (!known) cache.set(command, known = writeTargets(command.redirects).map(targetOf))
     return known
   }
   return { parsed, writes }
@@ -74,8 +91,8 @@ export function hits(check: CommandCheck, command: Command, line: ShellLine): Pa
   }
   if (!check.writes) return result
   const targets = line.writes(command)
-  if (targets.some((forms) => forms !== undefined && forms.some(check.writes!))) return result
-  return targets.some((forms) => forms === undefined) ? 'maybe' : 'no'
+  if (targets.some(({ forms, guess }) => forms ? forms.some(check.writes!) : guess && check.writes!(guess))) return result
+  return targets.some(({ forms }) => !forms) ? 'maybe' : 'no'
 }
 
 /**
@@ -87,5 +104,11 @@ export function covers(check: CommandCheck, command: Command, line: ShellLine): 
   if (check.patterns && !check.patterns.some((p) => p.allows(command))) return false
   const targets = line.writes(command)
   if (!check.writes) return targets.length === 0
-  return targets.every((forms) => forms !== undefined && forms.every(check.writes!))
+  return targets.every(({ forms }) => forms !== undefined && forms.every(check.writes!))
+}
+
+/** A command for a message: its text, with the files it writes when they are not in it (`{ a; } > f`). */
+export function describeCommand(command: Command): string {
+  const writes = command.redirects.filter((r) => r.access !== 'read' && !command.text.includes(r.target.value)).map((r) => `${r.operator} ${r.target.value}`)
+  return [command.text, ...writes].join(' ')
 }

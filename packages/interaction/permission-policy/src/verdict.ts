@@ -1,6 +1,6 @@
 import type { ToolExecution } from '@dshkit/tools'
 import { compileRule, ruleMessage, type CompiledRule, type Decision, type PathLookup, type Rule } from './rules.js'
-import { covers, hits, shellLineOf, type ShellLine, type TargetLookup } from './shell-line.js'
+import { covers, describeCommand, hits, shellLineOf, type ShellLine, type TargetLookup } from './shell-line.js'
 
 /** What the rules say about one call: deny > ask > allow, whatever the order they were written in. */
 export interface Verdict {
@@ -63,12 +63,12 @@ export class PermissionRules {
         }
         const found = parsed.commands.map((command) => hits(rule.commands!, command, shell))
         const sure = found.indexOf('yes')
-        if (sure >= 0 && decision === 'deny') return { decision, rule, message: `${ruleMessage(rule)} (in \`${short(parsed.commands[sure].text)}\`)` }
+        if (sure >= 0 && decision === 'deny') return { decision, rule, message: `${ruleMessage(rule)} (in \`${short(describeCommand(parsed.commands[sure]))}\`)` }
         if (sure >= 0) ask = rule
         else {
           // A deny that depends on run-time words is a question, not a denial and never an allow.
           const maybe = found.indexOf('maybe')
-          if (maybe >= 0) unsure ??= { rule, text: parsed.commands[maybe].text }
+          if (maybe >= 0) unsure ??= { rule, text: describeCommand(parsed.commands[maybe]) }
         }
         continue
       }
@@ -77,7 +77,7 @@ export class PermissionRules {
       else allowed = true
     }
     if (ask) return { decision: 'ask', rule: ask, message: ruleMessage(ask) }
-    if (unsure) return { decision: 'ask', rule: unsure.rule, message: `${ruleMessage(unsure.rule)} may match \`${short(unsure.text)}\`, depending on words only known at run time` }
+    if (unsure) return { decision: 'ask', rule: unsure.rule, message: `${ruleMessage(unsure.rule)} may match \`${short(unsure.text)}\`, depending on what is only known at run time (a $VARIABLE, a $(…), the directory after cd)` }
     // A line no rule can read is asked about, never allowed, whatever the allow rules and the default say.
     if (unjudged) return { decision: 'ask', message: `cannot judge the shell command against ${unjudged.rule.label}: ${unjudged.reason}` }
     if (allowed) return { decision: 'allow', message: 'allowed by a rule' }

@@ -77,7 +77,7 @@ test('a deny that depends on a run-time word asks instead, saying so', async () 
   const { decide } = await pipeline({ rules: [{ tool: 'shell', command: 'rm -rf *', decision: 'deny' }] })
   const { decision, question } = await decide({ command: 'rm $FLAGS /' })
   expect(decision).toBe('ask')
-  expect(question?.reason).toBe('rule #1 (deny shell command "rm -rf *") may match `rm $FLAGS /`, depending on words only known at run time')
+  expect(question?.reason).toBe('rule #1 (deny shell command "rm -rf *") may match `rm $FLAGS /`, depending on what is only known at run time (a $VARIABLE, a $(…), the directory after cd)')
 })
 
 test('redirect targets are judged where they land: through the call cwd, `..` and symlinks', async () => {
@@ -88,6 +88,9 @@ test('redirect targets are judged where they land: through the call cwd, `..` an
   expect((await decide({ command: 'echo x > log.txt', cwd: 'out' })).decision).toBe('allow')
   // Allowed writes must land under out/ in every spelling: out/../x.txt does not.
   expect((await decide({ command: 'echo x > out/../x.txt' })).decision).toBe('ask')
+  // After cd a relative target could be anywhere: never allowed, still denied when its name is protected.
+  expect((await decide({ command: 'cd /etc; echo x > out/passwd' })).decision).toBe('ask')
+  expect((await decide({ command: 'cd ..; echo x > .env' })).decision).toBe('deny')
 })
 
 test('without command rules, shell calls are not parsed and behave as before', async () => {
