@@ -5,6 +5,7 @@ import { UserApproval } from './service.js'
 
 export * from './types.js'
 export { TtyResponder, type TtyOptions } from './tty.js'
+export { shellCallLines, type ShellFacts } from './shell-call.js'
 export { Config, type ConfigInput } from './config.js'
 export { UserApproval }
 

@@ -1,6 +1,7 @@
 import { Context, Service } from 'cordis'
 import type { ApprovalAnswer, ApprovalRequest, ApprovalService } from '@dshkit/tools'
 import { TtyResponder } from './tty.js'
+import type { ShellFacts } from './shell-call.js'
 import { AskEnded, type ApprovalResponse, type Responder } from './types.js'
 
 declare module 'cordis' {
@@ -40,7 +41,7 @@ export class UserApproval extends Service implements ApprovalService {
     let tty: TtyResponder | undefined
     let configured: Responder
     if (kind === 'tty') {
-      tty = new TtyResponder({ input: options.input, output: options.output })
+      tty = new TtyResponder({ input: options.input, output: options.output, shell: () => ctx.get('shell') as ShellFacts | undefined })
       configured = tty.respond
     } else {
       const reason = `no one can approve here (${why}); run in a terminal, or add an allow rule`

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net'
 import { StringDecoder } from 'node:string_decoder'
 import type { ApprovalRequest } from '@dshkit/tools'
 import { previewJson, previewText } from './preview.js'
+import { shellCallLines, type ShellFacts } from './shell-call.js'
 import type { ApprovalResponse, Responder } from './types.js'
 
 export interface TtyOptions {
@@ -13,6 +14,8 @@ export interface TtyOptions {
   maxArgumentChars?: number
   /** Each string in the arguments is cut to this many characters, so the keys after a huge value still show (default 120). */
   maxValueChars?: number
+  /** The shell provider, looked up when a `shell` call is asked about: the prompt shows its cwd and whether it is sandboxed. */
+  shell?: () => ShellFacts | undefined
 }
 
 interface Job {
@@ -44,6 +47,7 @@ export class TtyResponder {
   private readonly output: NodeJS.WritableStream
   private readonly maxArgumentChars: number
   private readonly maxValueChars: number
+  private readonly shell: (() => ShellFacts | undefined) | undefined
   private readonly queue: Job[] = []
   private current: Job | undefined
   private closed: string | undefined
@@ -63,6 +67,7 @@ export class TtyResponder {
     this.output = options.output ?? process.stdout
     this.maxArgumentChars = options.maxArgumentChars ?? 400
     this.maxValueChars = options.maxValueChars ?? 120
+    this.shell = options.shell
   }
 
   /** The responder function to hand to the approval service. */
@@ -228,6 +233,7 @@ export class TtyResponder {
       '',
       `approval needed: ${tool}`,
       asked ? `  asked by  ${asked}` : undefined,
+      ...shellCallLines(exec, this.shell?.()),
       `  arguments ${this.argumentsText(exec.arguments)}`,
       `allow ${tool}? [y]es / [n]o / [a]lways: `,
     ].filter((line) => line !== undefined).join('\n')
