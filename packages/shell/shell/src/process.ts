@@ -8,6 +8,9 @@ import type { OutputListener, ShellDefaults, ShellLaunch, ShellProcess, ShellRes
 const MAX_TIMER_MS = 2 ** 31 - 1 // larger delays overflow setTimeout and fire at once
 // After the command exits, how long a process still holding its output may keep it before it is reaped.
 const DRAIN_MS = 100
+// Random once per process, a counter per command: unique on the machine without a random draw per call.
+const MARKER_BASE = runMarker('DSHKIT_SHELL_RUN')
+let commands = 0
 
 export interface StartOptions {
   spec: ShellSpec
@@ -41,7 +44,7 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
     return notStarted(`could not prepare the command: ${messageOf(error)}`)
   }
   // Every process the command starts inherits the marker, so the reaper finds those that left the group.
-  const marker = runMarker('DSHKIT_SHELL_RUN')
+  const marker = `${MARKER_BASE}_${(++commands).toString(36)}`
   const env = { ...(how.env ?? process.env), ...spec.env, [marker]: '1' }
   let child: ChildProcess
   try {
