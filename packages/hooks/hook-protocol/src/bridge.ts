@@ -88,6 +88,12 @@ export function createHookBridge(options: HookBridgeOptions) {
   const notes = new WeakMap<symbol, Notes>()
   const rewrites = new WeakMap<symbol, OwnRewrite>()
   const sourceOf = (command: string) => `${source}: ${command}`
+  if (dialect === 'codex') {
+    // Codex has no such events; hooks configured for them would otherwise never run without a word.
+    for (const event of ['PostToolUseFailure', 'PermissionDenied'] as const) {
+      if (settings[event]?.length) logger.warn('%s: Codex has no %s event, so its %d hook group(s) never run', settings.file, event, settings[event].length)
+    }
+  }
 
   async function runEvent(event: HookEvent, call: HookCall, extra: Record<string, unknown>): Promise<HookVerdict[]> {
     const { toolName, toolInput } = mapToolCall(call.name, call.arguments, toolNames.get(call.name), projectDir)

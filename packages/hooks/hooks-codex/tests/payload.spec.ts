@@ -96,3 +96,8 @@ describe('what Codex hook answers do', () => {
     expect(answer).toEqual({ kind: 'deny', reason: expect.stringContaining('no network in CI') })
   })
 })
+
+test('PostToolUseFailure and PermissionDenied entries, which Codex does not have, are reported at load', async () => {
+  const p = await project({ PostToolUseFailure: [on('*', 'true')], PermissionDenied: [on('*', 'true')] })
+  expect(p.logs.warnings().join('\n')).toMatch(/Codex has no PostToolUseFailure event, so its \d+ hook group\(s\) never run[\s\S]*Codex has no PermissionDenied event/)
+})
