@@ -58,6 +58,18 @@ describe('what a command returns', () => {
   })
 })
 
+describe('the run marker', () => {
+  test('every process of a command carries one marker, unique to that command (what the reaper finds escapees by)', async () => {
+    const shell = await testShell()
+    const markers = async () => (await shell.run({ command: 'env | grep ^DSHKIT_SHELL_RUN_; sh -c "env | grep ^DSHKIT_SHELL_RUN_"' })).stdout.text.trim().split('\n')
+    const [first, second] = [await markers(), await markers()]
+    expect(first).toHaveLength(2)
+    expect(first[0]).toMatch(/^DSHKIT_SHELL_RUN_[0-9a-f]{16}_[0-9a-z]+=1$/)
+    expect(first[1]).toBe(first[0])
+    expect(second[0]).not.toBe(first[0])
+  })
+})
+
 describe('working directory', () => {
   test('a relative cwd resolves against the provider\'s cwd; absent means the provider\'s cwd', async () => {
     const dir = await tempDir()
