@@ -1,9 +1,12 @@
 import { Config as FsSandboxConfig } from '@dshkit/fs-sandbox'
+import { Config as ShellLocalConfig } from '@dshkit/shell-local'
 import { strictConfig } from '@dshkit/tools'
 import { z } from 'zod'
 
 // The very fields (and defaults) fs-sandbox takes, so one config object confines both the same way.
 const { roots, readOnlyRoots, deny } = FsSandboxConfig.unwrap().shape
+// And shell-local's command defaults, so switching providers keeps the same keys.
+const { env, inheritEnv, defaultTimeoutMs, maxOutputBytes, graceMs } = ShellLocalConfig.unwrap().shape
 
 export const Config = strictConfig({
   roots: roots.describe('Writable directories, as fs-sandbox\'s `roots` (pass fs-sandbox\'s config; dsh-base does).'),
@@ -15,6 +18,11 @@ export const Config = strictConfig({
     .describe('Default working directory of commands; default: the first root.'),
   shell: z.string().min(1, 'shell must be a program path').optional()
     .describe('The shell that runs `-c <command>` inside the sandbox; default /bin/bash, else /bin/sh.'),
+  env,
+  inheritEnv,
+  defaultTimeoutMs,
+  maxOutputBytes,
+  graceMs,
   bwrapPath: z.string().min(1, 'bwrapPath must be a program name or path').default('bwrap')
     .describe('The bubblewrap binary.'),
   denyScanLimit: z.number().int('denyScanLimit must be a whole number').positive('denyScanLimit must be positive').default(50_000)

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import nodePath from 'node:path'
 import type { Context } from 'cordis'
 import { Sandbox } from '@dshkit/fs-sandbox'
+import { baseEnvironment } from '@dshkit/shell-local'
 import { definePlugin } from '@dshkit/tools'
 import { sandboxFlags } from './args.js'
 import { Config, type ConfigInput } from './config.js'
@@ -53,6 +54,8 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
   const absoluteGlobs = config.deny.filter((glob) => nodePath.isAbsolute(glob))
   new SandboxShell(ctx, {
     bwrapPath: config.bwrapPath, shell, cwd, denyScanLimit: config.denyScanLimit, layout, absoluteGlobs,
+    env: baseEnvironment(config.inheritEnv, config.env),
+    defaults: { timeoutMs: config.defaultTimeoutMs, maxOutputBytes: config.maxOutputBytes, graceMs: config.graceMs },
     deniedBy: (path) => sandbox.deniedBy(path),
     covers: denyMatcher(config.deny, [...roots, ...readOnlyRoots]),
   })

@@ -1,6 +1,6 @@
 import nodePath from 'node:path'
 import type { Context } from 'cordis'
-import { ShellService, type ShellLaunch, type ShellSpec } from '@dshkit/shell'
+import { ShellService, type ShellDefaults, type ShellLaunch, type ShellSpec } from '@dshkit/shell'
 import { sandboxFlags, type SandboxLayout } from './args.js'
 import { findHidden } from './hidden.js'
 
@@ -12,6 +12,9 @@ export interface SandboxShellOptions {
   /** The layout without hidden paths and cwd; both are worked out per launch. */
   layout: Omit<SandboxLayout, 'hiddenDirs' | 'hiddenFiles' | 'cwd'>
   absoluteGlobs: string[]
+  /** The whole base environment of every command (bwrap passes it through). */
+  env: Record<string, string | undefined>
+  defaults: ShellDefaults
   deniedBy: (path: string) => string | undefined
   covers: (path: string) => boolean
 }
@@ -20,16 +23,18 @@ export interface SandboxShellOptions {
 export class SandboxShell extends ShellService {
   readonly sandboxed = true
   readonly cwd: string
+  override readonly defaults: ShellDefaults
 
   constructor(ctx: Context, private readonly options: SandboxShellOptions) {
     super(ctx)
     this.cwd = options.cwd
+    this.defaults = options.defaults
   }
 
   /** The bwrap argv for one command; deny globs are expanded now, so files they cover that exist now are hidden. */
   protected launch(spec: ShellSpec): ShellLaunch {
     const { bwrapPath, shell } = this.options
-    return { file: bwrapPath, args: [...this.flags(spec.cwd), '--', shell, '-c', spec.command] }
+    return { file: bwrapPath, args: [...this.flags(spec.cwd), '--', shell, '-c', spec.command], env: this.options.env }
   }
 
   /** The confinement flags for a launch in `cwd` (public for tests and tools that show what runs). */

@@ -36,3 +36,15 @@ test('a launch refused by the deny-scan limit is a result that says why, not a t
   expect(result.error).toMatch(/denyScanLimit/)
   expect(result.stdout.text).toBe('')
 })
+
+test('env and inheritEnv work as in shell-local: a secret in this process stays out when inheritEnv is false', async () => {
+  const { root } = await makeTree()
+  process.env.DSHKIT_TEST_SECRET = 'leaked'
+  try {
+    const { shell } = await bootSandbox(root, { env: { GREETING: 'hi' }, inheritEnv: false })
+    const result = await shell.run({ command: 'echo "$GREETING ${DSHKIT_TEST_SECRET:-kept out}"' })
+    expect(result.stdout.text).toBe('hi kept out\n')
+  } finally {
+    delete process.env.DSHKIT_TEST_SECRET
+  }
+})
