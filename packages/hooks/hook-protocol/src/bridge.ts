@@ -214,7 +214,14 @@ export function createHookBridge(options: HookBridgeOptions) {
     }
     for (const f of feedback) addContext(call.token, f.command, `PostToolUse hook \`${f.command}\` reported about the ${call.name} call that already ran: ${f.text}`)
     if (!updated) return
-    const text = typeof updated.updatedOutput === 'string' ? updated.updatedOutput : JSON.stringify(updated.updatedOutput, null, 2) ?? 'null'
+    let text: string
+    try {
+      text = typeof updated.updatedOutput === 'string' ? updated.updatedOutput : JSON.stringify(updated.updatedOutput, null, 2) ?? 'null'
+    } catch (error) {
+      // Too deep to print: the tool's own output stays, and both sides hear why.
+      reportFailures(call.token, 'PostToolUse', [{ ...updated, decision: 'error', reason: `returned an updatedToolOutput that cannot be shown (${(error as Error).message})` }])
+      return
+    }
     return { kind: 'replace', content: [{ type: 'text', text }], source: sourceOf(updated.command) }
   }
 

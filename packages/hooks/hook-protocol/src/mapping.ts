@@ -96,6 +96,7 @@ export function mapToolCall(name: string, args: unknown, mapping: ToolNameMappin
  * arguments it was not shown (Codex's Bash sees only `command`) are kept. Throws when it cannot be mapped.
  */
 export function unmapToolInput(updated: Record<string, unknown>, args: unknown, mapping: ToolNameMapping | undefined): Record<string, unknown> {
+  if (nestedDeeperThan(updated, MAX_INPUT_DEPTH)) throw new Error(`updatedInput is nested more than ${MAX_INPUT_DEPTH} levels deep`)
   if (!mapping) return { ...updated }
   if (mapping.shape === 'apply_patch') {
     throw new Error('updatedInput for apply_patch cannot be applied: the call is a dshkit fs_write/fs_edit, not a patch')
@@ -114,6 +115,21 @@ export function unmapToolInput(updated: Record<string, unknown>, args: unknown, 
     setOwn(result, target, value)
   }
   return result
+}
+
+/** Tool arguments are never this deep; a deeper rewrite would only exhaust the stack of whoever copies it. */
+const MAX_INPUT_DEPTH = 256
+
+/** Iterative, so the check itself cannot overflow. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]]
+  while (stack.length) {
+    const [item, depth] = stack.pop()!
+    if (typeof item !== 'object' || item === null) continue
+    if (depth >= limit) return true
+    for (const child of Object.values(item)) stack.push([child, depth + 1])
+  }
+  return false
 }
 
 function setOwn(target: Record<string, unknown>, key: string, value: unknown) {

@@ -115,3 +115,34 @@ test('a PermissionDenied hook answering retry tells the model it may try again; 
   expect(result).toMatchObject({ error: { code: 'DENIED', message: 'use rg' } })
   expect(result.additionalContexts?.[0].content[0]).toMatchObject({ text: expect.stringContaining('may retry this shell call') })
 })
+
+describe('hostile answers', () => {
+  test('an updatedInput with a __proto__ key is refused (INVALID_ARGS naming the hook) and pollutes nothing', async () => {
+    const p = await project({ PreToolUse: [on('Bash', `echo '{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"true","__proto__":{"polluted":1}}}}'`)] })
+    const result = await p.call('shell', { command: 'echo hi' })
+    expect(result).toMatchObject({ error: { code: 'INVALID_ARGS', message: expect.stringContaining('__proto__') } })
+    expect(({} as any).polluted).toBeUndefined()
+  })
+
+  test('an updatedInput nested 10,000 deep is a clear denial, not a stack overflow', async () => {
+    const deep = `python3 -c 'import sys; sys.stdin.read(); print("{\\"hookSpecificOutput\\":{\\"permissionDecision\\":\\"allow\\",\\"updatedInput\\":{\\"command\\":\\"echo rewritten\\",\\"x\\":" + "[" * 10000 + "]" * 10000 + "}}}")'`
+    const p = await project({ PreToolUse: [on('Bash', deep)] })
+    const result = await p.call('shell', { command: 'echo hi' })
+    // Either the schema refuses the unknown key or the depth: never a run of the original command, never a thrown stack.
+    expect(result).toMatchObject({ error: { code: 'DENIED', message: expect.stringMatching(/returned an updatedInput that cannot be applied: updatedInput is nested more than 256 levels deep$/) } })
+  })
+
+  test('a PreToolUse answer of a megabyte and more is cut, so it is malformed: denied, not half-read', async () => {
+    const big = `python3 -c 'import sys; sys.stdin.read(); print("{\\"reason\\": \\"" + "x" * 1200000 + "\\"}")'`
+    const p = await project({ PreToolUse: [on('Bash', big)] })
+    expect(await p.call('shell', { command: 'true' })).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining('printed malformed JSON (output was cut at the byte cap)') } })
+  })
+})
+
+test('an updatedToolOutput too deep to print leaves the output as it was and says why', async () => {
+  const deep = `python3 -c 'import sys; sys.stdin.read(); print("{\\"hookSpecificOutput\\":{\\"hookEventName\\":\\"PostToolUse\\",\\"updatedToolOutput\\":" + "[" * 20000 + "]" * 20000 + "}}")'`
+  const p = await project({ PostToolUse: [on('Bash', deep)] })
+  const result = await p.call('shell', { command: 'echo kept' })
+  expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: expect.stringContaining('kept') }] })
+  expect(result.additionalContexts?.[0].content[0]).toMatchObject({ text: expect.stringContaining('updatedToolOutput that cannot be shown') })
+})
