@@ -1,6 +1,7 @@
 // What does running a tool call through hooks-claude-code cost on top of spawning the hook
-// command itself? One no-op PreToolUse hook per call, next to a bare `spawn('sh', ['-c', cmd])`
-// that is sent the same payload and awaited until it closes, measured in the same run.
+// command itself? One no-op PreToolUse hook per call, next to a bare `spawn('bash', ['-c', cmd])`
+// (Claude Code's default hook shell, which the bridge uses too) that is sent the same payload and
+// awaited until it closes, measured in the same run.
 import { spawn } from 'node:child_process'
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -39,7 +40,7 @@ function payloadFor(dir: string) {
 
 function bareSpawn(command: string, cwd: string, input: string, detached = false): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', command], { cwd, detached })
+    const child = spawn('bash', ['-c', command], { cwd, detached })
     child.stdin.on('error', () => {})
     child.stdout.resume()
     child.stderr.resume()
@@ -59,7 +60,7 @@ for (const { command, rounds, batch } of commands) {
   const us = await compare({
     bare: () => bareSpawn(command, dir, input),
     detached: () => bareSpawn(command, dir, input, true),
-    runHook: () => runHook({ command, payload: JSON.parse(input), cwd: dir }),
+    runHook: () => runHook({ command, shell: ['bash', '-c'], payload: JSON.parse(input), cwd: dir }),
     dshkit: () => ctx.tools.execute({ callId: 'b', name: 'fs_write', arguments: args }),
   }, { rounds, batch, warmup: batch })
   rows.push([`\`${command}\``, us.bare / 1000, us.detached / 1000, us.runHook / 1000, us.dshkit / 1000, us.dshkit / us.bare, us.dshkit / us.detached])
@@ -72,7 +73,7 @@ const floor = await compare({ call: () => unhooked.tools.execute({ callId: 'b', 
 console.log(`## hooks
 
 Per call, median ms (${machine()}): a tool call through \`@dshkit/hooks-claude-code\` with one no-op
-PreToolUse hook (\`dshkit\`), the hook run alone through \`runHook\`, and a bare \`spawn('sh', ['-c', cmd])\`
+PreToolUse hook (\`dshkit\`), the hook run alone through \`runHook\`, and a bare \`spawn('bash', ['-c', cmd])\`
 sent the same payload and awaited until it closes (\`bare\`; \`own session\` is the same spawn with
 \`detached: true\`, which is how runHook gets a process group it can kill), interleaved in one run.
 
