@@ -13,7 +13,7 @@ export { codexHome, codexSources } from './sources.js'
 // An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
 /**
  * Runs the tool-event hooks of Codex hooks.json files and plugins around every tool call.
- * Codex pre hooks can only deny, so `allow` and `ask` answers are ignored with a warning.
+ * Codex pre hooks deny or rewrite (`allow` with `updatedInput`); `ask`, `defer` and a bare `allow` are ignored with a warning.
  */
 export const apply = (ctx: Context, input: ConfigInput) => {
   const config = Config.parse(input)
