@@ -3,9 +3,11 @@ import type {} from '@dshkit/shell'
 import { definePlugin } from '@dshkit/tools'
 import { Config, type ConfigInput } from './config.js'
 import { shellTool } from './tool.js'
+import { backgroundJobs } from './background.js'
 
 export { shellTool } from './tool.js'
 export { renderShell, visible, type ShellToolValue } from './render.js'
+export type { BackgroundValue } from './background.js'
 export type { ShellInput } from './inputs.js'
 export { Config, type ConfigInput } from './config.js'
 
@@ -16,7 +18,7 @@ export const inject = ['tools', 'shell']
 export const apply = (ctx: Context, input?: ConfigInput) => {
   // Held once: going through the context proxy on every call costs more than the call itself.
   const shell = ctx.shell
-  ctx.tools.register(shellTool(() => shell, Config.parse(input)))
+  ctx.tools.register(shellTool(() => shell, Config.parse(input), backgroundJobs(ctx)))
 }
 
 export default definePlugin({ name, inject, Config, apply })

@@ -1,13 +1,15 @@
+import type { JobOwner } from '@dshkit/jobs'
 import type { ShellService } from '@dshkit/shell'
 import { defineTool } from '@dshkit/tools'
 import { z } from 'zod'
 import type { Config } from './config.js'
 import { renderShell, type ShellToolValue } from './render.js'
+import { isBackground, renderBackground, startBackground, type BackgroundValue } from './background.js'
 
 // Past the command's own deadline the seam still needs the kill grace; timeout-policy's deadline is only a backstop.
 const BACKSTOP_MARGIN_MS = 30_000
 
-export function shellTool(shell: () => ShellService, config: Config) {
+export function shellTool(shell: () => ShellService, config: Config, jobs: () => JobOwner | undefined = () => undefined) {
   return defineTool({
     name: 'shell',
     description: 'Run a shell command line (bash -c: pipes, &&, redirections and quoting work) and get its exit code, stdout and stderr. '
@@ -21,11 +23,14 @@ export function shellTool(shell: () => ShellService, config: Config) {
         .describe(`Deadline in milliseconds (default ${config.defaultTimeoutMs}, at most ${config.maxTimeoutMs}).`),
       description: z.string().max(500, 'description must be at most 500 characters').optional()
         .describe('What the command does, in a few words, for the person watching.'),
+      background: z.boolean().optional()
+        .describe('Run it as a background job and answer at once with its job id (for servers, watchers, long builds); no deadline unless timeoutMs is given. Read it with job_output.'),
     }),
     idempotent: false,
     timeoutMs: config.maxTimeoutMs + BACKSTOP_MARGIN_MS,
-    render: renderShell,
-    async execute(args, run): Promise<ShellToolValue> {
+    render: (value: ShellToolValue | BackgroundValue) => isBackground(value) ? renderBackground(value) : renderShell(value),
+    async execute(args, run): Promise<ShellToolValue | BackgroundValue> {
+      if (args.background) return startBackground(jobs(), args, run)
       const timeoutMs = args.timeoutMs ?? config.defaultTimeoutMs
       const result = await shell().run({ command: args.command, cwd: args.cwd, timeoutMs, signal: run.signal })
       // Cancelled from outside (the caller, timeout-policy): the pipeline reports that, not a half result.
