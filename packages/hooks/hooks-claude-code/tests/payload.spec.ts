@@ -100,3 +100,11 @@ describe('what hooks receive (Claude Code shapes)', () => {
     expect(await tty.seen('PreToolUse', 'Bash')).toMatchObject({ transcript_path: '/logs/mine.jsonl', permission_mode: 'acceptEdits' })
   })
 })
+
+test('a timed-out command reaches PostToolUseFailure as an interrupt; an exit-2 failure hook talks to the model', async () => {
+  const p = await project({ PostToolUseFailure: [on('Bash', py('record.py', '.'), py('answer.py', '{}', '2', 'try a smaller input'))] })
+  const result = await p.call('shell', { command: 'sleep 5', timeoutMs: 300 })
+  expect(result).toMatchObject({ isError: false, value: { timedOut: true } })
+  expect(await p.seen('PostToolUseFailure', 'Bash')).toMatchObject({ error: expect.stringMatching(/^Command timed out/), is_interrupt: true })
+  expect(result.additionalContexts?.map((c) => c.content[0])).toEqual([{ type: 'text', text: 'try a smaller input' }])
+})
