@@ -64,6 +64,7 @@ export const corpus: [line: string, expected: Expected][] = [
   ['X=$(rm -rf /)', 'deny'],
   ['if true; then rm -rf /; fi', 'deny'],
   ['coproc rm -rf /', 'deny'],
+  ['find . -exec rm -rf {} \\;', 'deny'],
   ['git status\u00a0&& rm -rf /', 'deny'],
   ['git status\nrm -rf /', 'deny'],
   ['echo x > .env', 'deny'],
@@ -90,6 +91,9 @@ export const corpus: [line: string, expected: Expected][] = [
   ['ls\rrm -rf /', 'ask'],
   ['"$(echo rm)" -rf /', 'ask'],
   ['rm${IFS}-rf${IFS}/', 'ask'],
+  // `find *` is allowed, but what find runs needs its own allow
+  ['find . -name "*.log" -exec chmod 600 {} +', 'ask'],
+  ['find . -exec grep -l TODO {} +', 'allow'],
   ['npm run tests', 'ask'],
   ['gіt status', 'ask'],
   ['ｇｉｔ status', 'ask'],

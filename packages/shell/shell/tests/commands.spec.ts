@@ -53,6 +53,9 @@ test.each([
   ['ｒｍ -rf /', ['ｒｍ -rf /']],
   ['echo `echo \\`curl x\\``', ['echo <`echo \\`curl x\\``>', 'echo <`curl x`> ; in command substitution', 'curl x ; in command substitution > command substitution']],
   ['coproc rm x', ['rm x ; via coproc']],
+  ['find . -name "*.ts" -exec rm -rf {} \\; -print', ['find . -name *.ts -exec rm -rf {} ; -print', 'rm -rf <{}> ; via find . -name *.ts -exec ; in find -exec']],
+  ['find . -exec grep -l x {} +', ['find . -exec grep -l x {} +', 'grep -l x <{}> ; via find . -exec ; in find -exec ; open-ended']],
+  ["find / -execdir sh -c 'rm x' \\;", ["find / -execdir sh -c rm x ;", 'sh -c ; via find / -execdir ; in find -exec ; opaque']],
   ['echo a\\;rm -rf /', ['echo a;rm -rf /']],
 ])('%j runs %j', (line, expected) => {
   expect(commandsOf(line)).toEqual(expected)

@@ -1,7 +1,7 @@
 import type { Node } from 'web-tree-sitter'
 import { loadedParser } from './load.js'
 import type { Command, Origin, ParsedLine, Redirect, Word } from './types.js'
-import { unwrap } from './unwrap.js'
+import { baseName, unwrap } from './unwrap.js'
 import { wordOf } from './words.js'
 
 /** Bounds past which a line is not judged (the answer is `{ ok: false }`, which policies treat as ask). */
@@ -121,7 +121,7 @@ function addCommand(node: Node, origin: Origin[], inherited: Redirect[], scripts
   const command: Command = { argv: peeled.argv, wrappers: peeled.wrappers, openEnded: peeled.openEnded, redirects, origin, text: node.text }
   if (peeled.opaque) command.opaque = peeled.opaque
   if (peeled.script === undefined) {
-    into.push(command)
+    into.push(command, ...findExecs(command))
     return
   }
   if (scripts >= LIMITS.scripts) {
@@ -136,6 +136,30 @@ function addCommand(node: Node, origin: Origin[], inherited: Redirect[], scripts
     into.push({ ...each, wrappers: [...peeled.wrappers, wrapper, ...each.wrappers], openEnded: each.openEnded, redirects: [...redirects, ...each.redirects] })
     if (into.length > LIMITS.commands) throw new Unjudgeable(`the command runs more than ${LIMITS.commands} commands`)
   }
+}
+
+const EXEC_ACTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir'])
+
+/** `find … -exec rm {} \;` runs `rm <path>` for each file found; `{}` is a path only known at run time. */
+function findExecs(command: Command): Command[] {
+  if (command.opaque || baseName(command.argv[0]?.value ?? '') !== 'find') return []
+  const found: Command[] = []
+  const argv = command.argv
+  for (let i = 1; i < argv.length; i++) {
+    if (argv[i].dynamic || !EXEC_ACTIONS.has(argv[i].value)) continue
+    let end = i + 1
+    while (end < argv.length && !(!argv[end].dynamic && (argv[end].value === ';' || argv[end].value === '+'))) end++
+    const words = argv.slice(i + 1, end).map((word) => word.value === '{}' && !word.dynamic ? { value: '{}', dynamic: true } : word)
+    if (words.length) {
+      const peeled = unwrap(words)
+      const inner: Command = { argv: peeled.argv, wrappers: [argv.slice(0, i + 1), ...peeled.wrappers], openEnded: peeled.openEnded || argv[end]?.value === '+', redirects: command.redirects, origin: [...command.origin, 'find -exec'], text: command.text }
+      // A shell started by find runs a script we have not read: `find -exec sh -c '…' \;` is judged as opaque.
+      if (peeled.opaque || peeled.script !== undefined) inner.opaque = peeled.opaque ?? `find ${argv[i].value} starts a shell whose script is not followed`
+      found.push(inner)
+    }
+    i = end
+  }
+  return found
 }
 
 function redirectsOf(nodes: (Node | null)[]): Redirect[] {

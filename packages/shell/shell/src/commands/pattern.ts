@@ -88,25 +88,31 @@ function tokens(pattern: string): Token[] {
  */
 function globMatch(pattern: Token[], text: string, loose: boolean): boolean {
   const m = pattern.length
+  // Two rows, swapped: no allocation per character.
   let row = new Uint8Array(m + 1)
+  let next = new Uint8Array(m + 1)
   row[0] = 1
   closeStars(pattern, row)
   for (let i = 0; i < text.length; i++) {
     const char = text[i]
-    const next = new Uint8Array(m + 1)
+    next.fill(0)
+    let alive = 0
     if (loose && char === UNKNOWN) {
-      let reached = 0
-      for (let j = 0; j <= m; j++) next[j] = reached |= row[j]
+      for (let j = 0; j <= m; j++) alive = next[j] = alive | row[j]
     } else {
       for (let j = 0; j < m; j++) {
         if (!row[j]) continue
         const token = pattern[j]
-        if (token.star) next[j] = 1
-        else if (token.char === char) next[j + 1] = 1
+        if (token.star) alive = next[j] = 1
+        else if (token.char === char) alive = next[j + 1] = 1
       }
     }
+    // Nothing reachable any more: no later character can revive it.
+    if (!alive) return false
     closeStars(pattern, next)
+    const done = row
     row = next
+    next = done
   }
   return row[m] === 1
 }

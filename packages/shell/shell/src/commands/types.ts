@@ -17,7 +17,7 @@ export interface Redirect {
 }
 
 /** Where a command sits in the line, outermost first, e.g. `['command substitution', 'bash -c']`. */
-export type Origin = 'command substitution' | 'process substitution' | 'subshell' | 'group' | 'function body' | 'heredoc' | 'bash -c'
+export type Origin = 'command substitution' | 'process substitution' | 'subshell' | 'group' | 'function body' | 'heredoc' | 'bash -c' | 'find -exec'
 
 /** One command the line would run. */
 export interface Command {

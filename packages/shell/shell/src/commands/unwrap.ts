@@ -37,7 +37,8 @@ const WRAPPERS: Record<string, Options> = {
 }
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash'])
 /** Wrappers that do not change who runs the command: an allow rule for the command covers them. */
-export const TRANSPARENT = new Set(['env', 'timeout', 'nice', 'nohup', 'command', 'exec', 'time', 'stdbuf', 'xargs', ...SHELLS])
+// `find` is here for `find -exec cmd`: the allow must name `cmd`, not `find`.
+export const TRANSPARENT = new Set(['env', 'timeout', 'nice', 'nohup', 'command', 'exec', 'time', 'stdbuf', 'xargs', 'find', ...SHELLS])
 /** Commands that run text decided at run time. */
 const OPAQUE: Record<string, string> = {
   eval: '`eval` runs text only known at run time',
