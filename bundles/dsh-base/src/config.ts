@@ -15,6 +15,9 @@ import RetryPolicy from '@dshkit/retry-policy'
 import SpillLocal from '@dshkit/spill-local'
 import SpillPolicy from '@dshkit/spill-policy'
 import Pruner from '@dshkit/compaction-tool-result-pruner'
+import ShellSandbox from '@dshkit/shell-sandbox'
+import ShellLocal from '@dshkit/shell-local'
+import ToolShell from '@dshkit/tool-shell'
 import { SEAMS, type Seam } from './seams.js'
 
 /** A composed plugin's key: `false` leaves it out, anything else is that plugin's own config (its own input type). */
@@ -60,7 +63,14 @@ const Providers = strictConfig({
   spill: provider('spill'),
   session: provider('session'),
   approval: provider('approval'),
+  shell: provider('shell'),
 })
+
+/** The keys shell-sandbox takes from fs-sandbox's config, so file tools and the shell share one set of rules. */
+export const SHARED_SANDBOX_KEYS = ['roots', 'readOnlyRoots', 'deny'] as const
+const { roots: _roots, readOnlyRoots: _readOnlyRoots, deny: _deny, ...shellSandboxShape } = ShellSandbox.Config.unwrap().shape
+/** shell-sandbox's own keys (network, cwd, shell, bwrapPath, ...), without the shared rules. */
+const ShellSandboxPart = strictConfig(shellSandboxShape).prefault({})
 
 /** File tools resolve relative paths against the first sandbox root unless fs-local names a cwd. */
 function cwdFromSandbox(config: Record<string, any>) {
@@ -70,6 +80,42 @@ function cwdFromSandbox(config: Record<string, any>) {
   if (config.providers?.fs || fsLocal === false || fsLocal?.cwd !== undefined) return config
   if (!Array.isArray(roots) || typeof roots[0] !== 'string') return config
   return { ...config, 'fs-local': { ...fsLocal, cwd: resolve(roots[0]) } }
+}
+
+/** An unconfined shell you chose runs in the first sandbox root too, unless shell-local names a cwd. */
+function shellCwdFromSandbox(config: Record<string, any>) {
+  const roots = config['fs-sandbox']?.roots
+  const shellLocal = config['shell-local']
+  if (!isObject(shellLocal) || shellLocal.cwd !== undefined) return config
+  if (!Array.isArray(roots) || typeof roots[0] !== 'string') return config
+  return { ...config, 'shell-local': { ...shellLocal, cwd: resolve(roots[0]) } }
+}
+
+/** One shell provider, chosen on purpose; and the sandbox's rules live in one place (fs-sandbox). */
+function refuseShellMistakes(raw: unknown, ctx: z.RefinementCtx) {
+  if (!isObject(raw)) return
+  const sandbox = raw['shell-sandbox']
+  const local = raw['shell-local']
+  if (isObject(sandbox)) {
+    for (const key of SHARED_SANDBOX_KEYS) {
+      if (!Object.hasOwn(sandbox, key)) continue
+      ctx.addIssue({ code: 'custom', path: ['shell-sandbox', key], message: `comes from fs-sandbox's config, so the file tools and the shell share one set of rules; set "fs-sandbox": { ${key}: ... } instead` })
+    }
+  }
+  const tool = raw['tool-shell']
+  if (tool !== undefined && tool !== false && sandbox === false && (local === undefined || local === false) && !raw.providers?.shell) {
+    ctx.addIssue({ code: 'custom', path: ['tool-shell'], message: 'the shell tool needs a shell, and "shell-sandbox" is false with no "shell-local" or providers.shell; remove "tool-shell" or choose a shell' })
+  }
+  if (local !== undefined && local !== false && sandbox !== undefined && sandbox !== false && !raw.providers?.shell) {
+    ctx.addIssue({ code: 'custom', path: ['shell-local'], message: 'an unconfined shell (shell-local) and the sandboxed one (shell-sandbox) both provide ctx.shell; keep one: remove "shell-sandbox" (or set it to false) to run commands unconfined, or remove "shell-local"' })
+  }
+}
+
+/** Choosing shell-local turns shell-sandbox off, and no shell turns the shell tool off: the parsed config says what apply plugs (and parses again the same). */
+function oneShell<C extends Record<string, any>>(config: C): C {
+  if (config['shell-local']) return { ...config, 'shell-sandbox': false }
+  if (config['shell-sandbox'] === false && !config.providers?.shell) return { ...config, 'tool-shell': false }
+  return config
 }
 
 /** Configuring dsh-base's own provider of a seam you replace is a mistake: say so rather than drop that config. */
@@ -99,7 +145,7 @@ function leaveOutReplacedDefaults<C extends Record<string, any>>(config: C): C {
 const Shape = strictConfig({
   log: z.string().min(1).optional()
     .describe('session log file (JSONL); given, @dshkit/session-store-jsonl keeps the session, else memory'),
-  providers: Providers.optional().describe('your own provider for a seam dsh-base provides (fs, spill, session, approval)'),
+  providers: Providers.optional().describe('your own provider for a seam dsh-base provides (fs, spill, session, approval, shell)'),
   tools: Tools.Config,
   session: part(Session.Config),
   'session-store-jsonl': part(SessionStoreJsonl.Config).optional(), // its path is required: left out, it stays out
@@ -114,6 +160,9 @@ const Shape = strictConfig({
   'spill-local': part(SpillLocal.Config),
   'spill-policy': part(SpillPolicy.Config),
   'compaction-tool-result-pruner': part(Pruner.Config),
+  'shell-sandbox': part(ShellSandboxPart),
+  'shell-local': part(ShellLocal.Config).optional(), // an unconfined shell: only when asked for by name
+  'tool-shell': part(ToolShell.Config),
   logger: z.union([z.literal(false), z.record(z.string(), z.unknown())]).optional()
     .describe('@cordisjs/plugin-logger config; off by default (see README)'),
 })
@@ -126,6 +175,9 @@ export type DshBaseConfig = z.output<typeof Shape>
 export const Config: z.ZodType<DshBaseConfig, DshBaseConfigInput> = z.unknown()
   .transform((raw) => (raw ?? {}) as Record<string, any>)
   .superRefine(refuseReplacedDefaults)
+  .superRefine(refuseShellMistakes)
   .transform(cwdFromSandbox)
+  .transform(shellCwdFromSandbox)
   .pipe(Shape)
+  .transform(oneShell)
   .transform(leaveOutReplacedDefaults) as any

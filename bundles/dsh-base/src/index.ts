@@ -13,6 +13,9 @@ import RetryPolicy from '@dshkit/retry-policy'
 import SpillLocal from '@dshkit/spill-local'
 import SpillPolicy from '@dshkit/spill-policy'
 import Pruner from '@dshkit/compaction-tool-result-pruner'
+import ShellSandbox from '@dshkit/shell-sandbox'
+import ShellLocal from '@dshkit/shell-local'
+import ToolShell from '@dshkit/tool-shell'
 import Logger from '@cordisjs/plugin-logger'
 import { Config, type DshBaseConfigInput, type Provider } from './config.js'
 import { failureOf, fibersUnder, PluginStartError, settleFibers } from './fibers.js'
@@ -58,6 +61,11 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   use(FsLocal, config['fs-local'])
   use(FsSandbox, config['fs-sandbox'])
   use(ToolFs, config['tool-fs'])
+  plug(providers.shell)
+  use(ShellSandbox, config['shell-sandbox'] && { ...sharedRules(config), ...config['shell-sandbox'] })
+  use(ShellLocal, config['shell-local'] ?? false)
+  // Off (false) when no shell is: the tool would wait for ctx.shell forever.
+  use(ToolShell, config['tool-shell'])
   use(PermissionPolicy, config['permission-policy'])
   plug(providers.approval)
   use(UserApproval, config['user-approval'])
@@ -69,6 +77,12 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   use(Pruner, config['compaction-tool-result-pruner'])
   use(AgentLoop, config['agent-loop'])
   await startedOrThrow(ctx)
+}
+
+/** shell-sandbox confines by fs-sandbox's roots, read-only roots and deny globs (its defaults when fs-sandbox is off). */
+function sharedRules(config: ReturnType<typeof Config.parse>) {
+  const { roots, readOnlyRoots, deny } = config['fs-sandbox'] || FsSandbox.Config.parse(undefined)
+  return { roots, readOnlyRoots, deny }
 }
 
 /** A plugin that cannot start fails dsh-base (cordis then disposes the rest): never a half-protected runtime. */

@@ -7,6 +7,7 @@ export const SEAMS = {
   spill: { defaults: ['spill-local'], keys: ['spill-local'], off: '"spill-local": false' },
   session: { defaults: ['session', 'session-store-jsonl'], keys: ['session', 'session-store-jsonl', 'log'], off: '"session": false and leave out "log"' },
   approval: { defaults: ['user-approval'], keys: ['user-approval'], off: '"user-approval": false' },
+  shell: { defaults: ['shell-sandbox', 'shell-local'], keys: ['shell-sandbox', 'shell-local'], off: '"shell-sandbox": false' },
 } as const
 export type Seam = keyof typeof SEAMS
 
