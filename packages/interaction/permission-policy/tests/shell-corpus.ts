@@ -99,6 +99,7 @@ export const corpus: [line: string, expected: Expected][] = [
   ['ｇｉｔ status', 'ask'],
   ['rｍ -rf /', 'ask'],
   ['echo a && '.repeat(2_500) + 'true', 'ask'],
+  [`echo ${'a'.repeat(250_000)}`, 'ask'],
   ['$('.repeat(10_000) + 'ls' + ')'.repeat(10_000), 'ask'],
   ['', 'ask'],
   ['# only a comment', 'ask'],
