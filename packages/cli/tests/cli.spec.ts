@@ -25,6 +25,8 @@ describe('dshkit run (the bundled demo)', () => {
     expect(stdout).toMatch(/✓ demo\/calls\.jsonl:8 fs_read \[read-log\] ok, content replaced by spill-policy/)
     expect(stdout).toMatch(/The full output is stored as spill sp_/)
     expect(stdout).toMatch(/✓ demo\/calls\.jsonl:9 spill_read \[find-error\] ok.*\n.*\n.*1987: \[1987\] ERROR test: auth\/session\.spec\.ts/)
+    expect(stdout).toMatch(/✓ demo\/calls\.jsonl:10 shell \[look-around\] ok.*\n.*exit code 0 \(\d+ ms, sandboxed\)\n.*stdout:\n.*session\.js\n.*checked/)
+    expect(stdout).toMatch(/✓ demo\/calls\.jsonl:11 shell \[sandboxed\] ok.*\n.*sandboxed\)\n.*stdout:\n.*\.env holds 0 bytes here\n.*Read-only file system\n.*no network/)
     expect(code).toBe(0)
   })
 
@@ -32,7 +34,7 @@ describe('dshkit run (the bundled demo)', () => {
     const { code, stdout } = await dshkit(['run', '--json'])
     const lines = stdout.trim().split('\n').map((line) => JSON.parse(line))
     const results = lines.filter((l) => l.type === 'result')
-    expect(results.map((r) => r.callId)).toEqual(['read-readme', 'list-src', 'escape', 'secrets', 'edit-manifest', 'note', 'wait-ci', 'read-log', 'find-error'])
+    expect(results.map((r) => r.callId)).toEqual(['read-readme', 'list-src', 'escape', 'secrets', 'edit-manifest', 'note', 'wait-ci', 'read-log', 'find-error', 'look-around', 'sandboxed'])
     expect(results.find((r) => r.callId === 'escape')).toMatchObject({ isError: true, error: { code: 'DENIED', source: 'fs-sandbox' }, decidedBy: 'listener' })
     expect(results.find((r) => r.callId === 'read-log').meta.spill.id).toMatch(/^sp_/)
     expect(code).toBe(0)
