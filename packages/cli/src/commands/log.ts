@@ -56,8 +56,9 @@ function describe(event: SessionEvent, calls: Map<string, ToolCallEvent>, out: (
       break
     case 'job/settled': {
       const how = event.status === 'exited' ? `exited ${event.exitCode}` : event.status === 'killed' ? `killed ${event.signal ?? ''}`.trim()
-        : event.status === 'failed' ? `failed: ${event.error ?? ''}` : 'lost (the process that ran it stopped first)'
-      out(`■ ${event.time} job ${event.jobId} ${how}${event.reason ? ` (${truncate(event.reason, 80)})` : ''}`)
+        : event.status === 'failed' ? `failed: ${event.error ?? ''}` : 'lost'
+      const why = event.reason ?? (event.status === 'lost' ? 'the process that ran it stopped first' : undefined)
+      out(`■ ${event.time} job ${event.jobId} ${how}${why ? ` (${truncate(why, 160)})` : ''}`)
       break
     }
   }
