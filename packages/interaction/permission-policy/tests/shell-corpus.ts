@@ -31,7 +31,6 @@ export const corpus: [line: string, expected: Expected][] = [
   ['git status 2>&1 | grep x', 'allow'],
   ['ls > /dev/null', 'allow'],
   ['timeout 5 git status', 'allow'],
-  ['env LANG=C git log', 'allow'],
   ['npm run test -- -t foo', 'allow'],
   ["cat <<'EOF'\nhello $(rm -rf /)\nEOF", 'allow'],
   ['git status \\\n  --short', 'allow'],
@@ -64,6 +63,7 @@ export const corpus: [line: string, expected: Expected][] = [
   ['X=$(rm -rf /)', 'deny'],
   ['if true; then rm -rf /; fi', 'deny'],
   ['coproc rm -rf /', 'deny'],
+  ['A=1 B=$(id) rm -rf /', 'deny'],
   ['find . -exec rm -rf {} \\;', 'deny'],
   ['git status\u00a0&& rm -rf /', 'deny'],
   ['git status\nrm -rf /', 'deny'],
@@ -78,6 +78,10 @@ export const corpus: [line: string, expected: Expected][] = [
   // nested commands count too: `git rev-parse` is allowed by no rule
   ['git log $(git rev-parse HEAD)', 'ask'],
   ['sudo git status', 'ask'],
+  // an environment set for the command changes what it does: not covered by `git …` allows
+  ['env LANG=C git log', 'ask'],
+  ['LD_PRELOAD=/tmp/x.so git status', 'ask'],
+  ['PATH=.:$PATH git status', 'ask'],
   ['/usr/bin/git status', 'ask'],
   ['echo hi > notes.txt', 'ask'],
   ['eval "rm -rf /"', 'ask'],

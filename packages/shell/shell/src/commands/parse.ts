@@ -117,7 +117,10 @@ function addCommand(node: Node, origin: Origin[], inherited: Redirect[], scripts
     words = [{ value: node.child(0)?.text ?? node.type, dynamic: false }, ...node.namedChildren.filter((n): n is Node => !!n).map(wordOf)]
   }
   if (!words.length) return
+  // `LD_PRELOAD=x git status` is not plain `git status`: the assignments stay in view as a wrapper.
+  const assignments = node.type === 'command' ? node.namedChildren.filter((n): n is Node => n?.type === 'variable_assignment').map(wordOf) : []
   const peeled = unwrap(words)
+  if (assignments.length) peeled.wrappers.unshift(assignments)
   const command: Command = { argv: peeled.argv, wrappers: peeled.wrappers, openEnded: peeled.openEnded, redirects, origin, text: node.text }
   if (peeled.opaque) command.opaque = peeled.opaque
   if (peeled.script === undefined) {

@@ -46,11 +46,15 @@ export function commandPattern(source: string): CommandPattern {
     },
     allows(command) {
       if (command.opaque || !command.argv.length) return false
-      const sameUser = command.wrappers.every((wrapper) => TRANSPARENT.has(baseName(wrapper[0]?.value ?? '')))
+      const sameUser = command.wrappers.every(runsAsItself)
       return matches(render(sameUser ? command.argv : [...command.wrappers.flat(), ...command.argv]) + tail(command), false)
     },
   }
 }
+
+/** A wrapper that runs the command as the same user with the same environment (`env X=1` sets one: it is not). */
+const runsAsItself = (wrapper: Word[]) =>
+  TRANSPARENT.has(baseName(wrapper[0]?.value ?? '')) && !wrapper.some((word) => word.dynamic || /^[A-Za-z_][A-Za-z0-9_]*=/.test(word.value))
 
 const tail = (command: Command) => command.openEnded ? ` ${UNKNOWN}` : ''
 

@@ -23,7 +23,7 @@ export type Origin = 'command substitution' | 'process substitution' | 'subshell
 export interface Command {
   /** The command after unwrapping (`timeout 5 env X=1 rm -rf /` → `rm -rf /`); `argv[0]` is the program as written (`/bin/rm`). */
   argv: Word[]
-  /** The wrappers peeled off, outermost first, each with its own words (`['timeout', '5']`, `['sudo']`, `['bash', '-c']`). */
+  /** The wrappers peeled off, outermost first, each with its own words (`['timeout', '5']`, `['sudo']`, `['bash', '-c']`); leading assignments (`LD_PRELOAD=x git`) come first as one (`['LD_PRELOAD=x']`). */
   wrappers: Word[][]
   /** True when more arguments are appended at run time (`xargs rm`). */
   openEnded: boolean

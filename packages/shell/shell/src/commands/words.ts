@@ -15,6 +15,13 @@ function staticValue(node: Node): string | undefined {
       return unescapeBare(node.text)
     case 'number':
       return node.text
+    case 'variable_assignment': {
+      // `NAME=value`: static when its value is.
+      const name = node.childForFieldName('name')?.text ?? node.namedChild(0)?.text ?? ''
+      const value = node.childForFieldName('value')
+      const text = value ? staticValue(value) : ''
+      return text === undefined ? undefined : `${name}=${text}`
+    }
     case 'raw_string':
       return node.text.slice(1, -1)
     case 'string':
