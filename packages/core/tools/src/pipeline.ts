@@ -135,20 +135,26 @@ function pipelineError(error: unknown, phase: string, by: 'listener' | 'wrapper'
   return decided(toolFailure('PIPELINE_ERROR', `${source} failed in ${phase}: ${errorMessage(cause)}`, source), by)
 }
 
-function claimPre(value: unknown, source: string): PreToolDecision {
+function claimPre(value: unknown, source: string, inner: PreToolDecision | undefined): PreToolDecision {
   const d = value as PreToolDecision
   switch (d?.kind) {
     case 'allow':
-      if (d.updatedArguments === undefined) return ALLOW
+      if (d.updatedArguments === undefined) return rewriteOf(inner) ?? ALLOW
       return { kind: 'allow', updatedArguments: d.updatedArguments, source: typeof d.source === 'string' ? d.source : source }
     case 'deny':
       if (typeof d.reason !== 'string') throw new TypeError('a deny decision needs a reason string')
       return { kind: 'deny', reason: d.reason, source: typeof d.source === 'string' ? d.source : source }
     case 'ask':
-      return { kind: 'ask', reason: typeof d.reason === 'string' ? d.reason : undefined, source: typeof d.source === 'string' ? d.source : source }
+      // An inner rewrite restarts the judgement; this listener judged the old arguments and will judge the new ones.
+      return rewriteOf(inner) ?? { kind: 'ask', reason: typeof d.reason === 'string' ? d.reason : undefined, source: typeof d.source === 'string' ? d.source : source }
     default:
       throw new TypeError(`returned ${describe(value)} instead of a pre-execute decision (allow / deny / ask)`)
   }
+}
+
+/** An inner listener's rewrite, which an outer allow or ask must not drop (a deny still wins). */
+function rewriteOf(inner: PreToolDecision | undefined): PreToolDecision | undefined {
+  return inner?.kind === 'allow' && inner.updatedArguments !== undefined ? inner : undefined
 }
 
 /** Steps 3–5: listeners, then guards, then approval for `ask`. Returns a failure, new arguments to judge, or nothing to go on. */

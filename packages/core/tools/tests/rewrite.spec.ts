@@ -153,4 +153,23 @@ describe('an allow with updatedArguments', () => {
     expect(execs[1].callId).toBe(execs[0].callId)
     expect(execs[1].signal).toBe(signal)
   })
+
+  test('an outer listener that asks (or allows) after an inner rewrite does not drop it: it judges the new arguments on the next pass', async () => {
+    const { ctx } = await setup()
+    const shown: unknown[] = []
+    const judged: unknown[] = []
+    provideApproval(ctx, async (request) => (shown.push(request.exec.arguments), { kind: 'allow' }))
+    // Registered first, so outermost: like permission-policy's ask rule, it asks after hearing the inner listeners.
+    await plug(ctx, 'policy', (ctx) => void ctx.on('tools/pre-execute', async (exec, next): Promise<PreToolDecision> => {
+      judged.push(exec.arguments)
+      const inner = await next()
+      return inner.kind === 'deny' ? inner : { kind: 'ask', reason: 'writes need a yes' }
+    }))
+    await plug(ctx, 'hook', (ctx) => void ctx.on('tools/pre-execute', rewriter({ path: 'b.txt' })))
+    await plug(ctx, 'tools', (ctx) => void ctx.tools.register(write))
+    const result = await ctx.tools.execute(call('write', { path: 'a.txt' }))
+    expect(result).toMatchObject({ isError: false, value: { path: 'b.txt' } })
+    expect(judged).toEqual([{ path: 'a.txt' }, { path: 'b.txt' }])
+    expect(shown).toEqual([{ path: 'b.txt' }])
+  })
 })
