@@ -11,11 +11,16 @@ let loaded: Parser | undefined
  */
 export function loadCommandParser(): Promise<void> {
   loading ??= (async () => {
-    await Parser.init()
-    const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'))
-    const parser = new Parser()
-    parser.setLanguage(language)
-    return (loaded = parser)
+    try {
+      await Parser.init()
+      const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'))
+      const parser = new Parser()
+      parser.setLanguage(language)
+      return (loaded = parser)
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error)
+      throw new Error(`cannot load the bash grammar (web-tree-sitter + tree-sitter-bash) that command rules need: ${why}; reinstall @dshkit/shell's dependencies`)
+    }
   })()
   // A failed load may be retried by the next caller.
   loading.catch(() => { loading = undefined })
