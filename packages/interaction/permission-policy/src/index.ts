@@ -2,7 +2,7 @@ import type { Context } from 'cordis'
 import { definePlugin } from '@dshkit/tools'
 import type { FsService } from '@dshkit/fs'
 import { Config, type ConfigInput } from './config.js'
-import { loadCommandParser } from '@dshkit/shell'
+import { loadCommandParser, type ShellService } from '@dshkit/shell'
 import { pathArguments, redirectTargets } from './paths.js'
 import type { Decision } from './rules.js'
 import { PermissionRules } from './verdict.js'
@@ -23,7 +23,7 @@ export const apply = (ctx: Context, input?: ConfigInput): Promise<void> | undefi
   // Path arguments resolve against the fs provider of the moment (fs-local's cwd), looked up only when needed.
   const paths = pathArguments(ctx.tools.definitions, () => ctx.get('fs') as FsService | undefined)
   const fs = () => ctx.get('fs') as FsService | undefined
-  const rules = new PermissionRules(config.rules, config.default, paths, redirectTargets(fs))
+  const rules = new PermissionRules(config.rules, config.default, paths, redirectTargets(fs, () => (ctx.get('shell') as ShellService | undefined)?.cwd))
   // A shell line that command rules cannot read is asked about, so command rules can always ask.
   const can = (decision: Decision) => config.default === decision || config.rules.some((rule) => rule.decision === decision) || (decision === 'ask' && rules.judgesCommands)
   // Denials are guards: nothing registered later, before or after can turn them into permission.

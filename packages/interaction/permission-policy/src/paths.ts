@@ -100,13 +100,14 @@ function formOf(absolute: string, cwd: string): PathForm {
 
 /**
  * Where a shell redirection target lands: resolved against the call's `cwd` argument (itself
- * against the fs provider's cwd, as the shell tool does) like a path argument, symlinks followed.
- * Forms are relative to the fs cwd (the workspace), so `**\/.env*` means the same as for fs tools.
+ * against the shell provider's cwd, else the fs provider's, as the shell tool does) like a path
+ * argument, symlinks followed. Forms are relative to the fs cwd (the workspace), so `**\/.env*`
+ * means the same as for fs tools.
  */
-export function redirectTargets(currentFs: () => FsService | undefined) {
+export function redirectTargets(currentFs: () => FsService | undefined, shellCwd: () => string | undefined = () => undefined) {
   return (target: string, cwd: string | undefined): PathForm[] | undefined => {
     const place = placeOf(currentFs())
-    const base = cwd === undefined ? place.cwd : nodePath.resolve(place.cwd, cwd)
+    const base = nodePath.resolve(shellCwd() ?? place.cwd, cwd ?? '.')
     return formsOf(nodePath.resolve(base, target), place)
   }
 }

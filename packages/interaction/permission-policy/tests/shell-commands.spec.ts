@@ -1,6 +1,7 @@
 import { mkdir, symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import LocalFs from '@dshkit/fs-local'
+import LocalShell from '@dshkit/shell-local'
 import { boot, cleanup, tempDir } from '@dshkit/testing'
 import { defineTool, type ApprovalRequest } from '@dshkit/tools'
 import fc from 'fast-check'
@@ -16,7 +17,7 @@ afterEach(cleanup)
  * line instead of running it (the corpus holds `rm -rf /`), the policy, and an approval service that
  * records each question and answers no, as headless approval does.
  */
-async function pipeline(config: ConfigInput) {
+async function pipeline(config: ConfigInput, shellCwd?: (root: string) => string) {
   const root = await tempDir('dshkit-permission-shell-')
   await mkdir(join(root, 'out'))
   await symlink('../.env', join(root, 'out', 'env-link'))
@@ -28,7 +29,9 @@ async function pipeline(config: ConfigInput) {
     parameters: z.object({ command: z.string(), cwd: z.string().optional(), timeoutMs: z.number().optional(), description: z.string().optional() }),
     execute: ({ command }) => (ran.push(command), 'ran'),
   })
-  const booted = await boot({ plugins: [[LocalFs, { cwd: root }]], tools: [shell] })
+  const providers: [unknown, unknown][] = [[LocalFs, { cwd: root }]]
+  if (shellCwd) providers.push([LocalShell, { cwd: shellCwd(root) }])
+  const booted = await boot({ plugins: providers as never, tools: [shell] })
   booted.ctx.provide('approval', { request: async (req: ApprovalRequest) => (asked.push(req), { kind: 'deny' as const, reason: 'headless' }) })
   await booted.plug(PermissionPolicy, config)
   /** What happened to one call: `allow` (it ran), `ask` (someone was asked) or `deny` (refused without asking). */
@@ -91,6 +94,13 @@ test('redirect targets are judged where they land: through the call cwd, `..` an
   // After cd a relative target could be anywhere: never allowed, still denied when its name is protected.
   expect((await decide({ command: 'cd /etc; echo x > out/passwd' })).decision).toBe('ask')
   expect((await decide({ command: 'cd ..; echo x > .env' })).decision).toBe('deny')
+})
+
+test('with a shell provider up, targets resolve against its cwd, as the shell tool runs them', async () => {
+  const { decide } = await pipeline(corpusRules, (root) => join(root, 'out'))
+  expect((await decide({ command: 'echo x > log.txt' })).decision).toBe('allow')
+  expect((await decide({ command: 'echo x > ../.env' })).decision).toBe('deny')
+  expect((await decide({ command: 'echo x > ../log.txt' })).decision).toBe('ask')
 })
 
 test('without command rules, shell calls are not parsed and behave as before', async () => {
