@@ -7,6 +7,9 @@ export interface HiddenPaths {
   files: string[]
 }
 
+/** Each hidden path is one mount, and mounting grows worse than linearly (1,000 took ~1 s here; bwrap takes at most 9,000 arguments). */
+export const MAX_HIDDEN_PATHS = 1000
+
 /** Thrown when a launch would have to look at more entries than allowed: the command is refused, never run unhidden. */
 export class DenyScanLimitError extends Error {
   name = 'DenyScanLimitError'
@@ -64,6 +67,10 @@ export function findHidden(options: {
         hidden.files.push(path)
       }
     }
+  }
+  const count = hidden.dirs.length + hidden.files.length
+  if (count > MAX_HIDDEN_PATHS) {
+    throw new DenyScanLimitError(`${count} paths match the deny globs, more than the ${MAX_HIDDEN_PATHS} one command can hide; hide a folder that holds them instead (a glob like "secrets/**"), or move them out of the roots`)
   }
   return hidden
 }

@@ -14,7 +14,7 @@ import { SandboxShell } from './service.js'
 export { SandboxShell, type SandboxShellOptions } from './service.js'
 export { sandboxFlags, type SandboxLayout } from './args.js'
 export { denyMatcher } from './deny-matcher.js'
-export { findHidden, DenyScanLimitError, type HiddenPaths } from './hidden.js'
+export { findHidden, DenyScanLimitError, MAX_HIDDEN_PATHS, type HiddenPaths } from './hidden.js'
 export { Config, type ConfigInput } from './config.js'
 
 export const name = 'shell-sandbox'
