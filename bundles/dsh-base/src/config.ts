@@ -18,6 +18,8 @@ import Pruner from '@dshkit/compaction-tool-result-pruner'
 import ShellSandbox from '@dshkit/shell-sandbox'
 import ShellLocal from '@dshkit/shell-local'
 import ToolShell from '@dshkit/tool-shell'
+import Jobs from '@dshkit/jobs'
+import ToolJobs from '@dshkit/tool-jobs'
 import { SEAMS, type Seam } from './seams.js'
 
 /** A composed plugin's key: `false` leaves it out, anything else is that plugin's own config (its own input type). */
@@ -113,9 +115,14 @@ function refuseShellMistakes(raw: unknown, ctx: z.RefinementCtx) {
 
 /** Choosing shell-local turns shell-sandbox off, and no shell turns the shell tool off: the parsed config says what apply plugs (and parses again the same). */
 function oneShell<C extends Record<string, any>>(config: C): C {
-  if (config['shell-local']) return { ...config, 'shell-sandbox': false }
-  if (config['shell-sandbox'] === false && !config.providers?.shell) return { ...config, 'tool-shell': false }
-  return config
+  if (config['shell-local']) return withJobs({ ...config, 'shell-sandbox': false })
+  if (config['shell-sandbox'] === false && !config.providers?.shell) return { ...config, 'tool-shell': false, jobs: false, 'tool-jobs': false }
+  return withJobs(config)
+}
+
+/** Background jobs run through the shell: on with it; without the jobs service the job tools would wait for ctx.jobs forever. */
+function withJobs<C extends Record<string, any>>(config: C): C {
+  return config.jobs === false ? { ...config, 'tool-jobs': false } : config
 }
 
 /** Configuring dsh-base's own provider of a seam you replace is a mistake: say so rather than drop that config. */
@@ -163,6 +170,8 @@ const Shape = strictConfig({
   'shell-sandbox': part(ShellSandboxPart),
   'shell-local': part(ShellLocal.Config).optional(), // an unconfined shell: only when asked for by name
   'tool-shell': part(ToolShell.Config),
+  jobs: part(Jobs.Config),
+  'tool-jobs': part(ToolJobs.Config),
   logger: z.union([z.literal(false), z.record(z.string(), z.unknown())]).optional()
     .describe('@cordisjs/plugin-logger config; off by default (see README)'),
 })

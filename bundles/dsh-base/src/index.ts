@@ -16,6 +16,8 @@ import Pruner from '@dshkit/compaction-tool-result-pruner'
 import ShellSandbox from '@dshkit/shell-sandbox'
 import ShellLocal from '@dshkit/shell-local'
 import ToolShell from '@dshkit/tool-shell'
+import Jobs from '@dshkit/jobs'
+import ToolJobs from '@dshkit/tool-jobs'
 import Logger from '@cordisjs/plugin-logger'
 import { Config, type DshBaseConfigInput, type Provider } from './config.js'
 import { failureOf, fibersUnder, PluginStartError, settleFibers } from './fibers.js'
@@ -66,6 +68,9 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   use(ShellLocal, config['shell-local'] ?? false)
   // Off (false) when no shell is: the tool would wait for ctx.shell forever.
   use(ToolShell, config['tool-shell'])
+  // Background jobs (shell's `background: true`, job_output/job_list/job_kill): on whenever the shell is.
+  use(Jobs, config.jobs)
+  use(ToolJobs, config['tool-jobs'])
   use(PermissionPolicy, config['permission-policy'])
   plug(providers.approval)
   use(UserApproval, config['user-approval'])

@@ -33,7 +33,7 @@ async function plugBase(config: object = {}) {
 test('composes every plugin: services up, file tools and spill_read registered, reads inside the root allowed', async () => {
   await plugBase()
   for (const name of services) expect(ctx.get(name), name).toBeDefined()
-  expect(ctx.tools.list().map((d) => d.name).sort()).toEqual(['fs_edit', 'fs_list', 'fs_read', 'fs_write', 'shell', 'spill_read'])
+  expect(ctx.tools.list().map((d) => d.name).sort()).toEqual(['fs_edit', 'fs_list', 'fs_read', 'fs_write', 'job_kill', 'job_list', 'job_output', 'shell', 'spill_read'])
   const { results } = await ctx.loop.executeToolCalls([
     { callId: 'a', name: 'fs_read', arguments: { path: 'notes.md' } },
     { callId: 'b', name: 'fs_read', arguments: { path: '/etc/hostname' } },
@@ -95,7 +95,7 @@ test('the shipped cordis.yml boots the same composition through the cordis loade
     const report = await bootConfigFile(ctx, yml)
     expect(report.problems).toEqual([])
     for (const name of services) expect(ctx.get(name), name).toBeDefined()
-    expect(ctx.tools.list().map((d) => d.name).sort()).toEqual(['fs_edit', 'fs_list', 'fs_read', 'fs_write', 'shell', 'spill_read'])
+    expect(ctx.tools.list().map((d) => d.name).sort()).toEqual(['fs_edit', 'fs_list', 'fs_read', 'fs_write', 'job_kill', 'job_list', 'job_output', 'shell', 'spill_read'])
     const result = await ctx.tools.execute({ callId: 'y', name: 'fs_read', arguments: { path: 'notes.md' } })
     expect(result.isError).toBe(false)
   } finally {

@@ -142,7 +142,7 @@ describe('usage', () => {
 test('dshkit tools lists tools with their JSON Schemas', async () => {
   const { code, stdout } = await dshkit(['tools', '--json', '--root', dir])
   const schemas = JSON.parse(stdout)
-  expect(schemas.map((s: any) => s.name).sort()).toEqual(['fs_edit', 'fs_list', 'fs_read', 'fs_write', 'shell', 'spill_read'])
+  expect(schemas.map((s: any) => s.name).sort()).toEqual(['fs_edit', 'fs_list', 'fs_read', 'fs_write', 'job_kill', 'job_list', 'job_output', 'shell', 'spill_read'])
   expect(schemas.find((s: any) => s.name === 'fs_read').inputSchema).toMatchObject({ type: 'object', required: ['path'] })
   expect(code).toBe(0)
 })
