@@ -27,7 +27,7 @@ export function loadCommandParser(): Promise<void> {
   return loading.then(() => undefined)
 }
 
-/** The loaded parser, or undefined before `loadCommandParser()` has resolved. */
+/** @internal The loaded parser, or undefined before `loadCommandParser()` has resolved (kept out of the typings: web-tree-sitter's need emscripten's globals). */
 export function loadedParser(): Parser | undefined {
   return loaded
 }
