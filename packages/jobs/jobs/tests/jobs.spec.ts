@@ -253,3 +253,29 @@ describe('lifetime and limits', () => {
     await expect(ctx.plugin(Jobs, { maxOutputChar: 10 } as never)).rejects.toThrow(/maxOutputChars/)
   })
 })
+
+describe('hostile inputs', () => {
+  it('a job that floods its output keeps only the newest and counts the rest', async () => {
+    const { jobs } = await setup()
+    const owner = jobs.forOwner('alice')
+    const job = await owner.start({ command: 'head -c 20000000 /dev/zero | tr "\\0" a; printf END' })
+    const done = await owner.wait(job.id, 20_000)
+    expect(done.status).toEqual({ state: 'exited', code: 0 })
+    const read = owner.read(job.id)
+    expect(read.droppedChars).toBe(20_000_003 - 1_000_000)
+    expect(read.text.endsWith('a'.repeat(10) + 'END')).toBe(true)
+    expect(read.text.length).toBeLessThan(1_000_200)
+  })
+
+  it('owner names and ids like __proto__ are plain strings: no prototype lookups, no leaks', async () => {
+    const { jobs } = await setup()
+    const proto = jobs.forOwner('__proto__')
+    const job = await proto.start({ command: 'exit 0' })
+    expect(proto.list().map((j) => j.owner)).toEqual(['__proto__'])
+    expect(jobs.forOwner('constructor').list()).toEqual([])
+    expect(proto.get('__proto__')).toBeUndefined()
+    expect(proto.get('constructor')).toBeUndefined()
+    expect(() => proto.read('toString')).toThrow(JobNotFoundError)
+    await proto.wait(job.id, 5000)
+  })
+})

@@ -46,6 +46,16 @@ describe('job_list and job_kill', () => {
     expect(await text('job_list', {})).toBe(`${a.id} exited 1 — shell: exit 1\n${b.id} running — shell: sleep 300`)
   })
 
+  it('a command with control characters is shown escaped, and a long one cut', async () => {
+    const { agent, text } = await setup()
+    await agent.start({ command: `printf '\u001b[2J' # ${'x'.repeat(300)}`, origin: 'shell' })
+    const line = await text('job_list', {})
+    expect(line).not.toContain('\u001b')
+    expect(line).toContain('\\x1b[2J')
+    expect(line.endsWith('…')).toBe(true)
+    expect(line.length).toBeLessThan(200)
+  })
+
   it('kills the whole job and says how it really ended', async () => {
     const { agent, text } = await setup()
     const job = await agent.start({ command: 'sleep 300 & wait', origin: 'shell' })
