@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import type { MatcherDialect } from './matcher.js'
 import { emptyHookSettings, loadHookSettings, TOOL_EVENTS, type HookSettings } from './settings.js'
 
@@ -33,11 +33,16 @@ export interface LoadedHookSources {
 export function loadHookSources(sources: readonly HookSourceFile[], label: string, dialect: MatcherDialect): LoadedHookSources {
   const missing: string[] = []
   const loaded: { source: HookSourceFile; settings: HookSettings }[] = []
+  const seen = new Set<string>()
   for (const source of sources) {
     if (!source.required && !existsSync(source.file)) {
       missing.push(source.file)
       continue
     }
+    // One file named twice (configPath and a source, two spellings, a symlink) is read once, at its first place.
+    const identity = realFile(source.file)
+    if (seen.has(identity)) continue
+    seen.add(identity)
     loaded.push({ source, settings: loadHookSettings(source.file, label, { dialect, placeholders: source.placeholders, env: source.env }) })
   }
   const merged = emptyHookSettings(loaded[0]?.source.file ?? sources[0]?.file ?? '(no settings file)', dialect)
@@ -64,4 +69,12 @@ export function loadHookSources(sources: readonly HookSourceFile[], label: strin
   }
   merged.disableAllHooks = Boolean(managedOff || othersOff)
   return { settings: merged, missing, notes }
+}
+
+function realFile(file: string): string {
+  try {
+    return realpathSync(file)
+  } catch {
+    return file // a missing required file: loadHookSettings says so
+  }
 }

@@ -18,6 +18,7 @@ export const apply = (ctx: Context, input: ConfigInput) => {
   const projectDir = resolve(config.projectDir ?? process.cwd())
   const bridge = openHookBridge({
     ...config,
+    configPath: undefined, // the sources below list it already, in its place
     projectDir,
     sources: claudeSources(config, projectDir),
     dialect: 'claude-code',

@@ -21,6 +21,7 @@ export const apply = (ctx: Context, input: ConfigInput) => {
   const projectDir = resolve(config.projectDir ?? process.cwd())
   const bridge = openHookBridge({
     ...config,
+    configPath: undefined, // the sources below list it already, in its place
     projectDir,
     sources: codexSources(config, projectDir),
     dialect: 'codex',

@@ -1,0 +1,55 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { defineTool } from '@dshkit/tools'
+import { boot, cleanup, eventually, tempDir } from '@dshkit/testing'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { z } from 'zod'
+import HooksCodex, { type ConfigInput } from '../src/index.js'
+
+const saved = { CODEX_HOME: process.env.CODEX_HOME, SHELL: process.env.SHELL }
+beforeEach(async () => {
+  process.env.CODEX_HOME = await tempDir('codex-home-')
+  process.env.SHELL = '/bin/sh'
+})
+afterEach(async () => {
+  for (const [key, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[key]
+    else process.env[key] = value
+  }
+  await cleanup()
+})
+
+async function put(path: string, content: unknown) {
+  await mkdir(dirname(path), { recursive: true })
+  await writeFile(path, JSON.stringify(content))
+}
+
+async function bootCodex(dir: string, config: Partial<ConfigInput>) {
+  const tools = [defineTool({ name: 'shell', description: 'run', parameters: z.object({ command: z.string() }), execute: () => ({ stdout: '', stderr: '', exitCode: 0 }) })]
+  const booted = await boot({ tools })
+  await booted.plug(HooksCodex, { projectDir: dir, sessionId: 's', ...config })
+  return booted
+}
+
+describe('one hooks.json is loaded once, however it is named', () => {
+  test.each([
+    [{ configPath: '.codex/hooks.json' }],
+    [{ configPath: '.codex/hooks.json', sources: { project: true } }],
+    [{ configPath: './.codex/../.codex/hooks.json', sources: { project: '.codex/hooks.json' } }],
+  ])('%j: the file is named once in the load messages and its hooks run once', async (config) => {
+    const dir = await tempDir('hooks-codex-attack-')
+    const log = join(dir, 'ran.log')
+    await put(join(dir, '.codex/hooks.json'), { hooks: {
+      PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `echo pre >> '${log}'` }, { type: 'command', command: `echo async >> '${log}'`, async: true }] }],
+      PostToolUseFailure: [{ matcher: '*', hooks: [{ type: 'command', command: 'true' }] }],
+      Stop: [{ hooks: [{ type: 'command', command: 'true' }] }],
+    } })
+    const { call, logs } = await bootCodex(dir, config)
+    const text = logs.map((l) => l.text).join('\n')
+    expect(text).toContain('its 1 hook group(s) never run')
+    expect(text).not.toMatch(/hooks\.json, .*hooks\.json/)
+    expect(await call('shell', { command: 'ls' })).toMatchObject({ isError: false })
+    await eventually(async () => expect(await readFile(log, 'utf8')).toContain('async'))
+    expect((await readFile(log, 'utf8')).trim().split('\n').sort()).toEqual(['async', 'pre'])
+  })
+})
