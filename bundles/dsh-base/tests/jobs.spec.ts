@@ -1,4 +1,4 @@
-import { mkdtemp, realpath, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from 'cordis'
@@ -52,4 +52,17 @@ test("'tool-jobs': false keeps the service but not the tools; no shell means no 
   expect(ctx.tools.get('job_output')).toBeUndefined()
   const parsed = DshBase.Config.parse({ 'shell-sandbox': false })
   expect([parsed.jobs, parsed['tool-jobs']]).toEqual([false, false])
+})
+
+test('disposing dsh-base kills a running job and still records how it ended in the log', async () => {
+  const log = join(dir, 'session.jsonl')
+  const fiber = ctx.plugin(DshBase, { ...base, 'fs-sandbox': { roots: [dir] }, log })
+  await fiber
+  await run('shell', { command: 'sleep 300', background: true })
+  await fiber.dispose()
+  const lines = (await readFile(log, 'utf8')).trim().split('\n').map((line) => JSON.parse(line))
+  expect(lines.filter((e) => e.type.startsWith('job/'))).toMatchObject([
+    { type: 'job/started', jobId: 'j1', command: 'sleep 300' },
+    { type: 'job/settled', jobId: 'j1', status: 'killed', signal: 'SIGTERM', reason: 'the jobs plugin was disposed' },
+  ])
 })

@@ -30,6 +30,8 @@ export class SessionService extends Service {
   private readonly logger: Logger
   private tail: Promise<unknown>
   private closing: Promise<void> | undefined
+  private closed = false
+  private readonly holds = new Set<Promise<void>>()
 
   constructor(ctx: Context, store: SessionStore) {
     super(ctx, 'session')
@@ -87,7 +89,7 @@ export class SessionService extends Service {
   }
 
   private enqueue<T>(task: () => Promise<T>): Promise<T> {
-    if (this.closing) return Promise.reject(new Error('the session is closed (its plugin was disposed); nothing more can be appended'))
+    if (this.closed) return Promise.reject(new Error('the session is closed (its plugin was disposed); nothing more can be appended'))
     const run = this.tail.then(() => this.ready).then(task)
     this.tail = run.catch(noop)
     return run
@@ -133,8 +135,23 @@ export class SessionService extends Service {
 
   /** Waits for queued appends, then closes the store once. */
   close(): Promise<void> {
-    this.closing ??= this.tail.then(() => this.store.close?.())
+    this.closing ??= (async () => {
+      while (this.holds.size) await Promise.all(this.holds)
+      this.closed = true // synchronously here when nothing holds the session open
+      await this.tail
+      await this.store.close?.()
+    })()
     return this.closing
+  }
+
+  /**
+   * Keeps appends possible until `work` settled, even once the session is being closed: for what a plugin
+   * must still record on its own way out (@dshkit/jobs records the jobs it kills on dispose).
+   */
+  holdOpen(work: Promise<unknown>): void {
+    if (this.closed) return
+    const held: Promise<void> = work.then(noop, noop).finally(() => this.holds.delete(held))
+    this.holds.add(held)
   }
 }
 

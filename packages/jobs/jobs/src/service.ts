@@ -35,6 +35,7 @@ export class JobsService extends Service {
   private readonly logger: Logger
   private counter = 0
   private closed = false
+  private session: SessionService | undefined
 
   constructor(private readonly root: Context, readonly config: Config) {
     super(root, 'jobs')
@@ -134,8 +135,15 @@ export class JobsService extends Service {
     this.live.add(tracked)
   }
 
+  /** The session to record in; once disposing, our context no longer resolves services, so the last one seen. */
+  private sessionOf(): SessionService | undefined {
+    const current = this.closed ? undefined : this.root.get('session')
+    if (current) this.session = current
+    return this.session
+  }
+
   private async record(event: Parameters<SessionService['append']>[0]) {
-    const session = this.root.get('session')
+    const session = this.sessionOf()
     if (!session) return
     try {
       await session.append(event)
@@ -151,7 +159,7 @@ export class JobsService extends Service {
   }
 
   private async load() {
-    const session = this.root.get('session')
+    const session = this.sessionOf()
     if (!session) return
     await session.ready
     for (const event of session.events()) {
@@ -164,8 +172,13 @@ export class JobsService extends Service {
   /** Kills every live job and waits until each is gone and recorded. */
   private async close() {
     this.closed = true
-    await Promise.all([...this.jobs.values()].map((job) => job.kill('the jobs plugin was disposed')))
-    while (this.live.size) await Promise.all([...this.live])
+    const done = (async () => {
+      await Promise.all([...this.jobs.values()].map((job) => job.kill('the jobs plugin was disposed')))
+      while (this.live.size) await Promise.all([...this.live])
+    })()
+    // Disposed together with the session (dsh-base), the settlements must still reach the log.
+    this.sessionOf()?.holdOpen?.(done)
+    await done
   }
 }
 
