@@ -88,6 +88,8 @@ export function createHookBridge(options: HookBridgeOptions) {
   const notes = new WeakMap<symbol, Notes>()
   const rewrites = new WeakMap<symbol, OwnRewrite>()
   const sourceOf = (command: string) => `${source}: ${command}`
+  // Disposing the bridge stops every hook it started, async ones included: nothing outlives the plugin.
+  const lifetime = new AbortController()
   if (dialect === 'codex') {
     // Codex has no such events; hooks configured for them would otherwise never run without a word.
     for (const event of ['PostToolUseFailure', 'PermissionDenied'] as const) {
@@ -104,7 +106,8 @@ export function createHookBridge(options: HookBridgeOptions) {
       ...options.permissionMode && { permission_mode: options.permissionMode() },
       hook_event_name: event, tool_name: toolName, tool_input: toolInput, tool_use_id: call.callId, ...extra,
     }
-    const run = { payload, cwd: projectDir, env, signal: call.signal, defaultTimeoutMs: options.defaultTimeoutMs, graceMs: options.graceMs, maxOutputBytes: options.maxOutputBytes, logger }
+    const signal = AbortSignal.any([call.signal, lifetime.signal])
+    const run = { payload, cwd: projectDir, env, signal, lifetime: lifetime.signal, defaultTimeoutMs: options.defaultTimeoutMs, graceMs: options.graceMs, maxOutputBytes: options.maxOutputBytes, logger }
     // async handlers run in the background: they never block or change the call.
     for (const hook of selected) if (hook.async) void startAsyncHandler(hook, event, run)
     return Promise.all(selected.filter((hook) => !hook.async).map(async (hook) => {
@@ -283,7 +286,10 @@ export function createHookBridge(options: HookBridgeOptions) {
   /** Whether the settings configure PermissionRequest hooks (then the plugin registers the responder). */
   const answersPermissionRequests = settings.PermissionRequest?.length > 0
 
-  return { preExecute, postExecute, permissionRequest, answersPermissionRequests }
+  /** Kills every hook still running (async ones too); call it when the plugin is disposed. */
+  const dispose = () => lifetime.abort()
+
+  return { preExecute, postExecute, permissionRequest, answersPermissionRequests, dispose }
 }
 
 /** The hooks' contexts and meta as an accept or replace; the runtime appends the contexts and merges `meta.hooks` over the inner meta. */

@@ -8,6 +8,8 @@ export interface HandlerRunOptions {
   /** The bridge's environment (process env, settings `env`, CLAUDE_PROJECT_DIR…); the handler's own is laid over it. */
   env: NodeJS.ProcessEnv
   signal?: AbortSignal
+  /** Aborted when the bridge is disposed: it stops async handlers too, which outlive their call. */
+  lifetime?: AbortSignal
   defaultTimeoutMs?: number
   graceMs?: number
   maxOutputBytes?: number
@@ -74,12 +76,13 @@ export function runHandler(hook: HookCommand, options: HandlerRunOptions): Promi
 
 /**
  * Starts an `async` handler in the background: the call neither waits for it nor reads its answer,
- * and cancelling the call does not stop it (its own timeout does). A failure is logged as a warning.
+ * and cancelling the call does not stop it (its own timeout or the bridge's `lifetime` does). A failure is logged as a warning.
  */
 export function startAsyncHandler(hook: HookCommand, event: string, options: HandlerRunOptions): Promise<HookRunResult> {
-  const { signal: _callSignal, ...rest } = options
-  return runHandler(hook, rest).then((result) => {
-    const problem = asyncProblem(result)
+  const { signal: _callSignal, lifetime, ...rest } = options
+  return runHandler(hook, { ...rest, signal: lifetime }).then((result) => {
+    // Stopped because the plugin went away: expected, not a failure of the hook.
+    const problem = result.aborted ? undefined : asyncProblem(result)
     if (problem) options.logger?.warn('async %s hook `%s` %s', event, handlerLabel(hook), problem)
     return result
   })

@@ -39,6 +39,7 @@ export const apply = (ctx: Context, input: ConfigInput) => {
     permissionMode: () => config.permissionMode ?? permissionModeOf(ctx.get('approval')),
     logger: ctx.logger(name),
   })
+  ctx.effect(() => bridge.dispose, 'hook processes (killed on dispose)')
   ctx.on('tools/pre-execute', bridge.preExecute)
   ctx.on('tools/post-execute', bridge.postExecute)
   if (bridge.answersPermissionRequests) {
