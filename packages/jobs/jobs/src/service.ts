@@ -16,7 +16,7 @@ declare module 'cordis' {
 
 export type JobListener = (job: JobInfo) => void
 
-const DISPOSED = 'its owner was disposed'
+const DISPOSED = 'the plugin (or jobs handle) that started it was disposed'
 // The longest timer Node can set (about 24.8 days): in practice no deadline.
 const NO_DEADLINE_MS = 2 ** 31 - 1
 

@@ -180,7 +180,7 @@ describe('owners', () => {
     const job = await owner.start({ command: 'sleep 300 & sleep 300 & wait', env })
     await owner.dispose()
     expect(leftovers(token)).toEqual([])
-    expect(jobs.forOwner('alice').get(job.id)!.status).toMatchObject({ state: 'killed', reason: 'its owner was disposed' })
+    expect(jobs.forOwner('alice').get(job.id)!.status).toMatchObject({ state: 'killed', reason: 'the plugin (or jobs handle) that started it was disposed' })
     await expect(owner.start({ command: 'true' })).rejects.toThrow(/disposed/)
   })
 })

@@ -41,3 +41,16 @@ it('without jobs, background: true is a clear error and nothing runs', async () 
   expect(result.isError && result.error.message).toBe('background: true needs background jobs (@dshkit/jobs with @dshkit/tool-jobs); run the command without background, or enable jobs')
   expect(psMatching(`sleep ${sleeper}`)).toEqual([])
 })
+
+it('a background job goes with tool-shell too (it started the job)', async () => {
+  const { plug, call, ctx } = await setup()
+  await plug(Jobs)
+  await plug(ToolJobs)
+  const sleeper = uniqueSleep()
+  await call('shell', { command: `sleep ${sleeper}`, background: true })
+  await eventually(() => expect(psMatching(`sleep ${sleeper}`).length).toBeGreaterThanOrEqual(1))
+  const toolShell = [...ctx.registry.values()].flatMap((r) => [...r.fibers]).find((f) => f.name === 'tool-shell')!
+  await toolShell.dispose()
+  expect(psMatching(`sleep ${sleeper}`)).toEqual([])
+  expect(ctx.jobs.forOwner(ctx.jobs.toolOwner).get('j1')!.status).toMatchObject({ state: 'killed', reason: 'the plugin (or jobs handle) that started it was disposed' })
+})
