@@ -2,13 +2,17 @@ import { commandPattern, loadCommandParser, parseCommandLine, type CommandPatter
 import { RE2JS } from 're2js'
 
 // Anything that can chain, nest or hide a second command: such a line is not read, the hook runs.
-const COMPOUND = /[\n\r;&|`(){}<>]|\$\(|\\\n/
+// `#` too: a comment (`git push # x`) would otherwise read as part of the command.
+const COMPOUND = /[\n\r;&|`(){}<>#]|\$\(|\\\n/
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|"[^"\\$`]*"|[^\s'"\\$`]*)\s+/
 // Commands that run another command: `sudo git push` must not slip past `Bash(git *)`.
 const WRAPPERS = new Set([
   'sudo', 'doas', 'env', 'command', 'builtin', 'exec', 'eval', 'nohup', 'time', 'nice', 'ionice', 'timeout',
   'stdbuf', 'xargs', 'watch', 'strace', 'chroot', 'su', 'runuser', 'setsid', 'unbuffer', 'sh', 'bash', 'zsh',
   'dash', 'ksh', 'fish', 'busybox', 'parallel', 'find', 'script', 'flock', 'chrt', 'taskset',
+  // Shell words and builtins that run text they are given (`trap "git push" EXIT`, `coproc git push`).
+  'trap', 'coproc', 'source', '.', 'alias', 'if', 'then', 'else', 'elif', 'while', 'until', 'do', 'for',
+  'case', 'select', 'function',
 ])
 
 /**
@@ -24,14 +28,39 @@ export function bashRuleMatches(spec: string, command: string | undefined): bool
   if (command === undefined) return true
   const parsed = parseCommandLine(command)
   const forms = parsed.ok ? parsedPatterns(spec) : undefined
-  if (parsed.ok && forms) return parsed.commands.some((c) => c.opaque !== undefined || forms.some((form) => form.match(c) !== 'no'))
+  if (parsed.ok && forms) return parsed.commands.some((c) => c.opaque !== undefined || runsUnread(c) || forms.some((form) => form.match(c) !== 'no') || (moreArgsLater(c) && openForms(spec).some((form) => form.match(c) !== 'no')))
   return plainRuleMatches(spec, command)
+}
+
+type ParsedCommand = Extract<ReturnType<typeof parseCommandLine>, { ok: true }>['commands'][number]
+
+// A runner the parser left as the command (`watch git push`, `trap "…" EXIT`): what it runs is not read, so it matches.
+function runsUnread(c: ParsedCommand): boolean {
+  const first = c.argv[0]
+  const name = first?.value.replace(/^.*\//, '')
+  return first !== undefined && !first.dynamic && c.argv.length > 1 && WRAPPERS.has(name!) && !READ_BY_PARSER.has(name!)
+}
+
+// The parser reads what these run (`find -exec`, `command git`); left as the command they run nothing unread.
+const READ_BY_PARSER = new Set(['find', 'command'])
+
+// `xargs git push`, `find -exec git push {}`, `git push $EXTRA`: words are added or known only at run time, so `git push` may be what runs.
+function moreArgsLater(c: ParsedCommand): boolean {
+  return c.openEnded || c.argv.slice(1).some((word) => word.dynamic)
+}
+
+function openForms(spec: string): CommandPattern[] {
+  const text = spec.trim()
+  return text.endsWith('*') ? [] : parsedPatterns(`${text} *`) ?? []
 }
 
 /** The reader used without the parser: simple commands only, true for anything else. */
 export function plainRuleMatches(spec: string, command: string): boolean {
   const simple = simpleCommand(command)
-  return simple === undefined || compileBashPattern(spec)(simple)
+  if (simple === undefined || compileBashPattern(spec)(simple)) return true
+  // `git push $EXTRA`: a word known only at run time may vanish, so an exact rule is tried as a prefix too.
+  const exact = !spec.trim().endsWith('*')
+  return exact && /[$*?]/.test(simple) && compileBashPattern(`${spec.trim()} *`)(simple)
 }
 
 /** Starts loading the bash parser (once per process); until it is there, rules use the plain reader. */
@@ -61,7 +90,7 @@ export function simpleCommand(line: string): string | undefined {
   let rest = line.trim()
   for (let m = ASSIGNMENT.exec(rest); m; m = ASSIGNMENT.exec(rest)) rest = rest.slice(m[0].length)
   const first = rest.split(/\s/, 1)[0]
-  if (!first || /[/\\'"$*?[~]/.test(first) || WRAPPERS.has(first)) return undefined
+  if (!first || /[/\\'"$*?[~!]/.test(first) || WRAPPERS.has(first)) return undefined
   return rest.replace(/[ \t]+/g, ' ')
 }
 

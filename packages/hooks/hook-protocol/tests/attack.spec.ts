@@ -1,0 +1,29 @@
+import { loadCommandParser } from '@dshkit/shell'
+import { beforeAll, describe, expect, test } from 'vitest'
+import { bashRuleMatches, plainRuleMatches } from '../src/index.js'
+
+// Lines that run `git push` however they are spelled: a guard with `if: "Bash(git push)"` must run for each.
+const PUSHES = [
+  'git push', 'ls && git push', 'echo $(git push)', 'bash -c "git push"', 'sudo git push', 'FOO=1 git push',
+  'watch git push', 'strace git push', 'setsid git push', 'flock /tmp/l git push', 'taskset 1 git push',
+  'trap "git push" EXIT', 'coproc git push', '! git push', 'xargs git push', 'ls | xargs git push',
+  'find . -exec git push {} ;', 'git push $EXTRA', 'git push # done',
+]
+
+describe('a Bash `if` is never skipped when the line may run the guarded command', () => {
+  test.each(PUSHES)('plain reader (before the parser loads): %s', (line) => {
+    expect(plainRuleMatches('git push', line)).toBe(true)
+    expect(plainRuleMatches('git push*', line)).toBe(true)
+  })
+
+  describe('with the parser', () => {
+    beforeAll(() => loadCommandParser())
+    test.each(PUSHES)('%s', (line) => {
+      expect(bashRuleMatches('git push', line)).toBe(true)
+      expect(bashRuleMatches('git push*', line)).toBe(true)
+    })
+    test.each(['find . -name x', 'ls -la', 'git status', 'xargs rm', 'echo $HOME', 'command -v git', 'rm -rf $D'])('and not for a line that cannot: %s', (line) => {
+      expect(bashRuleMatches('git push', line)).toBe(false)
+    })
+  })
+})
