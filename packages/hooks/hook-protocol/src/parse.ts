@@ -34,9 +34,24 @@ export function parseHookOutput(result: HookRunResult): HookOutput {
     }
     if (isObject(json)) return code === 0 ? { kind: 'ok', json } : { kind: 'ok', json, exitCode: code, stderr: result.stderr.trim() }
   }
+  if (code === 0 && endsWithJsonObject(text)) {
+    // A JSON answer after other text (often a login shell's profile) would be dropped as plain text: a guard's deny lost.
+    return { kind: 'error', reason: 'printed text before its JSON answer; stdout must hold only the JSON object (a shell profile that prints on start is a common cause)' }
+  }
   if (code === 0) return { kind: 'ok' }
   if (code === 2) return { kind: 'block', reason: result.stderr.trim() || 'blocked (exit code 2, no reason on stderr)' }
   return { kind: 'error', reason: exitReason(code, result) }
+}
+
+/** Whether the last non-empty line of `text` is a JSON object. */
+function endsWithJsonObject(text: string): boolean {
+  const last = text.slice(text.lastIndexOf('\n') + 1).trim()
+  if (!last.startsWith('{') || !last.endsWith('}')) return false
+  try {
+    return isObject(JSON.parse(last))
+  } catch {
+    return false
+  }
 }
 
 /** Exit codes the shell itself uses for a command it could not run, said in words a user can act on. */
