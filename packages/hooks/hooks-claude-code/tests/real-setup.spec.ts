@@ -79,3 +79,56 @@ describe('a real multi-source setup', () => {
     expect(on.logs.map((l) => l.text)).toContain(`Checking (hook \`${recorder(log, 'user')}\`)`)
   })
 })
+
+describe('README field table, spot-checked', () => {
+  async function withSettings(settings: unknown) {
+    const dir = await tempDir('hooks-claude-code-fields-')
+    await put(join(dir, '.claude/settings.json'), settings)
+    return { dir, ...await bootProject(dir, { sources: { project: true } }) }
+  }
+  const pre = (matcher: string, ...hooks: unknown[]) => ({ hooks: { PreToolUse: [{ matcher, hooks }] } })
+
+  test('env: CLAUDE_PROJECT_DIR is always projectDir, even when an env block sets it', async () => {
+    const dir = await tempDir('hooks-claude-code-fields-')
+    const log = join(dir, 'env.log')
+    await put(join(dir, '.claude/settings.json'), { env: { CLAUDE_PROJECT_DIR: '/elsewhere' }, ...pre('Bash', cmd(`echo "$CLAUDE_PROJECT_DIR" >> '${log}'`)) })
+    const { call } = await bootProject(dir, { sources: { project: true } })
+    await call('shell', { command: 'ls' })
+    expect(await lines(log)).toEqual([dir])
+  })
+
+  test('args: the exec form fills ${CLAUDE_PROJECT_DIR} and runs no shell', async () => {
+    const dir = await tempDir('hooks-claude-code-fields-')
+    await put(join(dir, '.claude/settings.json'), pre('Bash', { type: 'command', command: 'sh', args: ['-c', 'cat > /dev/null; echo "$1" > "$2/args.out"', 'x', '$(id -u)', '${CLAUDE_PROJECT_DIR}'] }))
+    const { call } = await bootProject(dir, { sources: { project: true } })
+    await call('shell', { command: 'ls' })
+    expect(await lines(join(dir, 'args.out'))).toEqual(['$(id -u)'])
+  })
+
+  test('Bash tool_input: timeout ← timeoutMs (ms)', async () => {
+    const dir = await tempDir('hooks-claude-code-fields-')
+    const out = join(dir, 'input.json')
+    await put(join(dir, '.claude/settings.json'), pre('Bash', cmd(`sed -n 's/.*"tool_input":\\({[^}]*}\\).*/\\1/p' > '${out}'`)))
+    const { call } = await bootProject(dir, { sources: { project: true } })
+    await call('shell', { command: 'ls', timeoutMs: 1500 })
+    expect(JSON.parse((await lines(out))[0])).toEqual({ command: 'ls', timeout: 1500 })
+  })
+
+  test('once and asyncRewake are warned at load; a typo gets a did-you-mean', async () => {
+    const { logs } = await withSettings(pre('Bash', cmd('true', { once: true }), cmd('true # 2', { asyncRewake: true }), cmd('true # 3', { timout: 3 })))
+    const warnings = logs.warnings().join('\n')
+    expect(warnings).toContain('hooks[0].once: ignored (it applies to skill and agent frontmatter hooks only)')
+    expect(warnings).toContain('hooks[1].asyncRewake: runs as async; waking the model on exit 2 is not supported')
+    expect(warnings).toContain('hooks[2].timout: unknown key; did you mean "timeout"?')
+  })
+
+  test('wrong types are a load error naming the file and the field', async () => {
+    await expect(withSettings(pre('Bash', cmd('true', { async: 'yes' })))).rejects.toThrow(/settings\.json is not usable: hooks\.PreToolUse\[0\]\.hooks\[0\]\.async must be true or false \(got "yes"\)/)
+    await expect(withSettings(pre('Bash', cmd('true', { timeout: -1 })))).rejects.toThrow(/hooks\[0\]\.timeout must be a positive number of seconds/)
+  })
+
+  test('onFailure: "continue" cannot make a failing guard fail open', async () => {
+    const { call } = await withSettings(pre('Bash', cmd('cat > /dev/null; exit 1', { onFailure: 'continue' })))
+    expect(await call('shell', { command: 'ls' })).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining('exited with code 1') } })
+  })
+})

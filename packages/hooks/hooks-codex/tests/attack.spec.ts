@@ -53,3 +53,31 @@ describe('one hooks.json is loaded once, however it is named', () => {
     expect((await readFile(log, 'utf8')).trim().split('\n').sort()).toEqual(['async', 'pre'])
   })
 })
+
+describe('README field table, spot-checked', () => {
+  const file = (groups: unknown[]) => ({ hooks: { PreToolUse: groups } })
+  async function withFile(json: unknown) {
+    const dir = await tempDir('hooks-codex-fields-')
+    await put(join(dir, '.codex/hooks.json'), json)
+    return { dir, ...await bootCodex(dir, { configPath: '.codex/hooks.json' }) }
+  }
+
+  test('a matcher with a space or comma is a regex, as in Codex: "Bash, Edit" matches no tool; "Bash|Edit" is an exact list', async () => {
+    const { call } = await withFile(file([
+      { matcher: 'Bash, Edit', hooks: [{ type: 'command', command: 'cat > /dev/null; exit 2' }] },
+    ]))
+    expect(await call('shell', { command: 'ls' })).toMatchObject({ isError: false })
+    const listed = await withFile(file([{ matcher: 'Bash|Edit', hooks: [{ type: 'command', command: 'cat > /dev/null; echo no >&2; exit 2' }] }]))
+    expect(await listed.call('shell', { command: 'ls' })).toMatchObject({ error: { code: 'DENIED', message: 'no' } })
+  })
+
+  test('timeout 0 is rounded up to 1 s; commandWindows is accepted without a warning; a prompt hook is skipped with one', async () => {
+    const { call, logs } = await withFile(file([
+      { matcher: 'Bash', hooks: [{ type: 'command', command: 'sleep 5', commandWindows: 'timeout 5', timeout: 0 }, { type: 'prompt', prompt: 'ok?' }] },
+    ]))
+    expect(await call('shell', { command: 'ls' })).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining('timed out after 1000 ms') } })
+    const warnings = logs.warnings().join('\n')
+    expect(warnings).not.toContain('commandWindows')
+    expect(warnings).toContain('hooks[1]: a "prompt" hook is skipped, as Codex skips it')
+  })
+})
