@@ -1,5 +1,6 @@
+import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { isAbsolute, resolve } from 'node:path'
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { RE2JS } from 're2js'
 import { bashRuleMatches, prepareBashRules } from './if-bash.js'
 
@@ -54,7 +55,12 @@ function specifierTest(tool: string, spec: string): IfRule {
     const glob = compilePathRule(spec)
     return ({ toolInput, projectDir }) => {
       const path = field(toolInput, PATH_KEYS)
-      return path === undefined || glob(resolve(projectDir, path), projectDir)
+      if (path === undefined) return true
+      const written = resolve(projectDir, path)
+      if (glob(written, projectDir)) return true
+      // A symlink may land the call on a guarded file (`notes.txt -> .env`): the rule is tested where it lands too.
+      const lands = landing(written)
+      return lands !== written && (glob(lands, projectDir) || glob(lands, landing(projectDir)))
     }
   }
   if (tool === 'WebFetch' && spec.startsWith('domain:')) {
@@ -71,6 +77,16 @@ function specifierTest(tool: string, spec: string): IfRule {
     }
   }
   return () => true
+}
+
+/** Where a path ends up once symlinks are followed (for a file not there yet, its nearest existing parent's). */
+function landing(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    const parent = dirname(path)
+    return parent === path ? path : join(landing(parent), basename(path))
+  }
 }
 
 /** A string field of the input, or undefined (which callers treat as "cannot tell": match). */

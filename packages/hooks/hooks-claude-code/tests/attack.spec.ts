@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { groupAlive } from '@dshkit/hook-protocol'
 import HooksCodex from '../../hooks-codex/src/index.js' // both bridges in one pipeline
@@ -93,5 +93,21 @@ describe('hostile and careless hook answers, through the real tools and policies
     expect(result).toMatchObject({ isError: false })
     expect(await readFile(join(p.dir, 'kept.txt'), 'utf8')).toBe('data')
     expect(JSON.stringify(result.additionalContexts)).toContain('timed out after 500 ms')
+  })
+})
+
+describe('if file rules', () => {
+  test('an Edit(.env) guard is not skipped for a write through a symlink that lands on .env', async () => {
+    const guard = { type: 'command' as const, command: 'cat > /dev/null; echo "no .env edits" >&2; exit 2', if: 'Edit(.env)' }
+    const p = await project({ PreToolUse: [{ matcher: 'Write', hooks: [guard] }] })
+    await writeFile(join(p.dir, '.env'), 'TOKEN=1\n')
+    await symlink('.env', join(p.dir, 'notes.txt'))
+    await mkdir(join(p.dir, 'conf'))
+    await symlink(p.dir, join(p.dir, 'conf/up'))
+    for (const path of ['.env', 'notes.txt', 'conf/up/.env']) {
+      expect(await p.call('fs_write', { path, content: 'TOKEN=stolen' }), path).toMatchObject({ error: { code: 'DENIED', message: 'no .env edits' } })
+    }
+    expect(await readFile(join(p.dir, '.env'), 'utf8')).toBe('TOKEN=1\n')
+    expect(await p.call('fs_write', { path: 'other.txt', content: 'ok' })).toMatchObject({ isError: false })
   })
 })
