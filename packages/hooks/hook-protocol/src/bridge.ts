@@ -58,10 +58,13 @@ interface Notes {
   systemMessages: HookJson[]
 }
 
-/** What the bridge remembers of its own rewrite of a call, so the pass it starts does not run the same hooks again. */
+/** What the bridge remembers of its own rewrite of a call, so the pass it starts does not run the rewriters again. */
 interface OwnRewrite {
+  /** The new arguments, canonical (key order aside), to know the pass they started. */
   arguments: string
   ask?: { kind: 'ask'; reason: string; source: string }
+  /** The hooks that gave an updatedInput: on that pass they sit out (no loop); every other hook judges the new input. */
+  rewriters: ReadonlySet<string>
 }
 
 type PreAnswer =
@@ -97,9 +100,9 @@ export function createHookBridge(options: HookBridgeOptions) {
     }
   }
 
-  async function runEvent(event: HookEvent, call: HookCall, extra: Record<string, unknown>): Promise<HookVerdict[]> {
+  async function runEvent(event: HookEvent, call: HookCall, extra: Record<string, unknown>, skip?: ReadonlySet<string>): Promise<HookVerdict[]> {
     const { toolName, toolInput } = mapToolCall(call.name, call.arguments, toolNames.get(call.name), projectDir)
-    const selected = selectHooks(settings, event, { toolName, toolInput, projectDir })
+    const selected = selectHooks(settings, event, { toolName, toolInput, projectDir }).filter((hook) => !skip?.has(handlerLabel(hook)))
     if (!selected.length) return []
     const payload = {
       ...payloadBase,
@@ -123,7 +126,10 @@ export function createHookBridge(options: HookBridgeOptions) {
   }
 
   function addContext(token: symbol, command: string, text: string) {
-    note(token).contexts.push({ source: sourceOf(command), content: [{ type: 'text', text }] })
+    const { contexts } = note(token)
+    // A hook judging the call again after a rewrite often says the same thing twice; once is enough.
+    if (contexts.some((c) => c.source === sourceOf(command) && c.content[0].text === text)) return
+    contexts.push({ source: sourceOf(command), content: [{ type: 'text', text }] })
   }
 
   /** Logs warnings, tolerated errors and system messages; keeps contexts and messages for the result. */
@@ -140,26 +146,26 @@ export function createHookBridge(options: HookBridgeOptions) {
   }
 
   async function preExecute<D extends { kind: string }>(call: HookCall, next: () => Promise<D>): Promise<D | PreAnswer> {
-    const own = rewrites.get(call.token)
-    if (own) {
-      rewrites.delete(call.token)
-      // The pass our own rewrite started: these hooks judged the call already; everyone else judges the new input.
-      if (own.arguments === JSON.stringify(call.arguments)) {
-        const inner = await next()
-        return own.ask && inner.kind !== 'deny' ? own.ask : inner
-      }
+    const stored = rewrites.get(call.token)
+    rewrites.delete(call.token)
+    // The pass our own rewrite started: the rewriters sit out, every other hook judges the new input (a guard is never laundered past).
+    const own = stored && stored.arguments === canonicalJson(call.arguments) ? stored : undefined
+    const verdicts = await runEvent('PreToolUse', call, {}, own?.rewriters)
+    if (!verdicts.length) {
+      const inner = await next()
+      return own?.ask && inner.kind !== 'deny' ? own.ask : inner
     }
-    const verdicts = await runEvent('PreToolUse', call, {})
-    if (!verdicts.length) return next()
     record(call.token, 'PreToolUse', verdicts)
     const merged = mergeVerdicts(verdicts, 'PreToolUse', onError)
     if (merged.kind === 'deny') return { kind: 'deny', reason: merged.reason, source: sourceOf(merged.command) }
-    const ask = merged.kind === 'ask' ? { kind: 'ask' as const, reason: merged.reason, source: sourceOf(merged.command) } : undefined
+    const ask = merged.kind === 'ask' ? { kind: 'ask' as const, reason: merged.reason, source: sourceOf(merged.command) } : own?.ask
     if (merged.updatedInput) {
       const rewrite = rewriteOf(call, merged)
       if (rewrite.kind === 'deny') return rewrite
       if (rewrite.kind === 'allow') {
-        rewrites.set(call.token, { arguments: JSON.stringify(rewrite.updatedArguments), ask })
+        const rewriters = new Set(own?.rewriters)
+        for (const v of verdicts) if (v.updatedInput !== undefined && v.decision !== 'error') rewriters.add(v.command)
+        rewrites.set(call.token, { arguments: canonicalJson(rewrite.updatedArguments), ask, rewriters })
         return rewrite
       }
     }
@@ -178,7 +184,7 @@ export function createHookBridge(options: HookBridgeOptions) {
       return { kind: 'deny', reason: `PreToolUse hook \`${command}\` returned an updatedInput that cannot be applied: ${(error as Error).message}`, source: sourceOf(command) }
     }
     // Unchanged arguments are no rewrite: the inner listeners must still judge the call.
-    if (JSON.stringify(args) === JSON.stringify(call.arguments)) return { kind: 'same' }
+    if (canonicalJson(args) === canonicalJson(call.arguments)) return { kind: 'same' }
     logger.info('PreToolUse hook `%s` rewrote the arguments of %s; the call is judged again with them', command, call.name)
     return { kind: 'allow', updatedArguments: args, source: sourceOf(command) }
   }
@@ -312,6 +318,13 @@ function mergeHookMeta(outer: unknown, ours: Record<string, HookJson>): Record<s
     merged[key] = Array.isArray(before) && Array.isArray(list) ? [...before, ...list] : list
   }
   return merged
+}
+
+/** JSON with object keys sorted: the schema may reorder a rewrite's keys, which changes nothing. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v) => v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]]))
+    : v)
 }
 
 function toJson(value: unknown): HookJson {

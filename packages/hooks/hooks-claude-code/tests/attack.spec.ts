@@ -111,3 +111,25 @@ describe('if file rules', () => {
     expect(await p.call('fs_write', { path: 'other.txt', content: 'ok' })).toMatchObject({ isError: false })
   })
 })
+
+describe('a rewrite is judged by the other PreToolUse hooks too', () => {
+  test('one hook rewrites a write into .env; the .env protector of the same settings judges the new path and denies', async () => {
+    const rewriter = py('answer.py', JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { file_path: '.env', content: 'TOKEN=stolen' } } }))
+    const p = await project({ PreToolUse: [on('Write', rewriter), on('Edit|Write|MultiEdit', py('public/protect_env.py'))] })
+    const result = await p.call('fs_write', { path: 'notes.txt', content: 'hi' })
+    expect(result).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining('.env') } })
+    expect(await exists(join(p.dir, '.env'))).toBe(false)
+    expect(await exists(join(p.dir, 'notes.txt'))).toBe(false)
+  })
+
+  test('a hook that rewrites once is not run again on its own rewrite; the others\' context is given once', async () => {
+    const log = join(await tempProject(), 'runs.log')
+    const rewriter = `cat > /dev/null; echo rw >> '${log}'; echo '{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"echo rewritten"}}}'`
+    const context = `cat > /dev/null; echo ctx >> '${log}'; echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"checked"}}'`
+    const p = await project({ PreToolUse: [on('Bash', rewriter, context)] })
+    const result = await p.call('shell', { command: 'echo original' })
+    expect(result).toMatchObject({ isError: false, value: { stdout: 'rewritten\n' } })
+    expect((await readFile(log, 'utf8')).trim().split('\n').sort()).toEqual(['ctx', 'ctx', 'rw'])
+    expect(result.additionalContexts?.filter((c) => JSON.stringify(c).includes('checked'))).toHaveLength(1)
+  })
+})
