@@ -133,3 +133,12 @@ describe('a rewrite is judged by the other PreToolUse hooks too', () => {
     expect(result.additionalContexts?.filter((c) => JSON.stringify(c).includes('checked'))).toHaveLength(1)
   })
 })
+
+describe('big payloads', () => {
+  test('a hook that exits at once without reading a 20 MB payload does not fail the call (EPIPE on its stdin is not its answer)', async () => {
+    const p = await project({ PreToolUse: [on('Write', 'true')], PostToolUse: [on('Write', 'exit 0')] })
+    const result = await p.call('fs_write', { path: 'big.txt', content: 'x'.repeat(20_000_000) })
+    expect(result).toMatchObject({ isError: false })
+    expect(result.additionalContexts).toBeUndefined()
+  })
+})
