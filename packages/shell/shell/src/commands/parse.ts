@@ -63,6 +63,7 @@ function collect(line: string, origin: Origin[], scripts: number, into: Command[
   if (!tree) throw new Unjudgeable('the shell parser gave up on the command')
   try {
     if (tree.rootNode.hasError) throw new Unjudgeable(syntaxError(tree.rootNode))
+    if (GLUED_CONTINUATION.test(line) && gluedOutsideTokens(tree.rootNode, line)) throw new Unjudgeable('a backslash-newline inside a word (`r\\⏎m`): bash joins the word, the parser splits it')
     walk(tree.rootNode, origin, scripts, into)
   } finally {
     tree.delete()
@@ -86,6 +87,12 @@ function walk(root: Node, origin: Origin[], scripts: number, into: Command[]) {
     }
     if (node.type === 'command' || node.type === 'declaration_command' || node.type === 'unset_command') {
       addCommand(node, inner, innerRedirects, scripts, into)
+    }
+    if (isBareAssignment(node)) {
+      // `PATH=/tmp; git status` runs another git: a statement of assignments is a command of its own.
+      if (into.length >= LIMITS.commands) throw new Unjudgeable(`the command runs more than ${LIMITS.commands} commands`)
+      const words = node.type === 'variable_assignments' ? node.namedChildren.filter((n): n is Node => !!n).map(wordOf) : [wordOf(node)]
+      into.push({ argv: words, wrappers: [], openEnded: false, redirects: innerRedirects, origin: inner, text: node.text })
     }
     if (node.type === 'command_substitution' && node.text.startsWith('`') && node.text.includes('\\')) {
       // Inside backticks bash drops the backslash of \` \$ \\ before running the text, so
@@ -174,7 +181,9 @@ function redirectsOf(nodes: (Node | null)[]): Redirect[] {
     const destination = node.childForFieldName('destination') ?? node.namedChildren.at(-1)
     if (!destination || destination.type === 'file_descriptor') continue
     const operator = node.children.filter((c) => c && !c.isNamed).map((c) => c!.text).join('')
-    const target = wordOf(destination)
+    const written = wordOf(destination)
+    // `> .en*` writes `.env` when it exists, `> ~root/x` writes root's home: the file is only known at run time.
+    const target = !written.dynamic && expandsAtRunTime(destination) ? { value: destination.text, dynamic: true } : written
     // `>&2`, `2>&1`, `<&-` duplicate or close a descriptor; they open no file.
     if (/[<>]&$/.test(operator) && (/^\d+-?$|^-$/.test(target.value))) continue
     const access = operator.includes('<') && operator.includes('>') ? 'readwrite' : operator.includes('<') ? 'read' : 'write'
@@ -182,6 +191,40 @@ function redirectsOf(nodes: (Node | null)[]): Redirect[] {
     out.push({ operator: fd + operator, target, access })
   }
   return out
+}
+
+const STATEMENT_PARENTS = new Set(['program', 'list', 'pipeline', 'compound_statement', 'subshell', 'do_group', 'if_statement', 'elif_clause', 'else_clause', 'case_item', 'redirected_statement', 'negated_command', 'command_substitution', 'process_substitution', 'function_definition'])
+
+function isBareAssignment(node: Node): boolean {
+  if (node.type !== 'variable_assignment' && node.type !== 'variable_assignments') return false
+  return STATEMENT_PARENTS.has(node.parent?.type ?? 'program')
+}
+
+/** An unquoted part with glob characters (`*`, `?`, `[`, extglob) or a `~user` tilde: bash expands it in a redirect target. */
+function expandsAtRunTime(node: Node): boolean {
+  const parts = node.type === 'concatenation' ? node.namedChildren.filter((n): n is Node => !!n) : [node]
+  const bare = (part: Node) => part.type === 'word' ? part.text.replace(/\\[\s\S]/g, '') : ''
+  return parts.some((part) => /[*?[]|[@!+]\(/.test(bare(part))) || /^~[^/]/.test(bare(parts[0]))
+}
+
+// A backslash-newline between two non-blank characters: bash removes it before reading words.
+const GLUED_CONTINUATION = /\S\\\n\S/
+const TEXT_NODES = new Set(['string_content', 'raw_string', 'ansi_c_string', 'comment', 'heredoc_content', 'heredoc_body', 'word'])
+
+/** True when some glued backslash-newline is not inside one token's text (`r\⏎m` read as the two words `r` and `m`). */
+function gluedOutsideTokens(root: Node, line: string): boolean {
+  const count = (text: string) => text.match(/\S\\\n(?=\S)/g)?.length ?? 0
+  let inside = 0
+  const stack = [root]
+  while (stack.length) {
+    const node = stack.pop()!
+    if (TEXT_NODES.has(node.type) && (node.type !== 'heredoc_body' || node.namedChildCount === 0)) {
+      inside += count(node.text)
+      continue
+    }
+    for (const child of node.children) if (child) stack.push(child)
+  }
+  return count(line) > inside
 }
 
 function syntaxError(root: Node): string {

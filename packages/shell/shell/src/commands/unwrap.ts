@@ -64,6 +64,8 @@ export function unwrap(words: Word[]): Unwrapped {
     if (SHELLS.has(name)) return shellScript(argv, wrappers, openEnded)
     const options = WRAPPERS[name]
     if (!options) return { argv, wrappers, openEnded }
+    // `coproc NAME { …; }` and `coproc { …; }`: the grammar reads the body as words and its `;` as the end.
+    if (name === 'coproc' && argv.slice(1, 3).some((word) => !word.dynamic && /^[{(]/.test(word.value))) return { argv, wrappers, openEnded, opaque: '`coproc` with a compound command is not followed' }
     const split = splitWrapper(argv, options)
     if (split === 'no command') return { argv, wrappers, openEnded }
     if (split.opaque) return { argv, wrappers, openEnded, opaque: split.opaque }
@@ -98,21 +100,32 @@ function splitWrapper(argv: Word[], options: Options): { rest: Word[], opaque?: 
   return { rest: argv.slice(i) }
 }
 
-/** `bash -c 'script' name args`: the script is parsed like a line; `bash file.sh` stays a command. */
+/** `bash -c 'script' name args`: the script is parsed like a line; `bash file.sh` stays a command; a shell reading stdin is opaque. */
 function shellScript(argv: Word[], wrappers: Word[][], openEnded: boolean): Unwrapped {
-  for (let i = 1; i < argv.length; i++) {
+  const name = argv[0].value
+  let command = false
+  let i = 1
+  for (; i < argv.length; i++) {
     const word = argv[i]
-    if (word.dynamic) return { argv, wrappers, openEnded, opaque: `${argv[0].value} has an argument only known at run time (${word.value})` }
+    if (word.dynamic) return { argv, wrappers, openEnded, opaque: `${name} has an argument only known at run time (${word.value})` }
+    if (word.value === '--' || word.value === '-') { i++; break }
     // `-c` may be bundled with other single-letter options: `bash -ec '…'`, `sh -xc '…'`.
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(word.value)) {
-      const script = argv[i + 1]
-      if (!script) return { argv, wrappers, openEnded }
-      if (script.dynamic) return { argv, wrappers, openEnded, opaque: `${argv[0].value} -c runs text only known at run time (${script.value})` }
-      if (openEnded) return { argv, wrappers, openEnded, opaque: `${argv[0].value} -c under xargs may receive its script at run time` }
-      return { argv: argv.slice(0, i + 1), wrappers, openEnded, script: script.value }
-    }
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(word.value)) { command = true; continue }
     if (word.value === '-o' || word.value === '-O' || word.value === '+O' || word.value === '+o') { i++; continue }
     if (!word.value.startsWith('-') && !word.value.startsWith('+')) break
   }
+  // Options may follow `-c` (`bash -c -- 'rm -rf /'`, `bash -c -e '…'`): the script is the first operand.
+  const operand = argv[i]
+  if (command) {
+    if (!operand) return { argv, wrappers, openEnded }
+    if (operand.dynamic) return { argv, wrappers, openEnded, opaque: `${name} -c runs text only known at run time (${operand.value})` }
+    if (openEnded) return { argv, wrappers, openEnded, opaque: `${name} -c under xargs may receive its script at run time` }
+    return { argv: argv.slice(0, i), wrappers, openEnded, script: operand.value }
+  }
+  // `echo 'rm -rf /' | bash`, `bash <<< '…'`, `sh -s`: the commands come from stdin, which is not read here.
+  if (!operand || argv.slice(1, i).some((word) => /^-[a-zA-Z]*[si][a-zA-Z]*$/.test(word.value))) {
+    return { argv, wrappers, openEnded, opaque: `\`${name}\` without a script reads its commands from stdin, which is not followed` }
+  }
+  if (operand.dynamic) return { argv, wrappers, openEnded, opaque: `${name} runs a script only known at run time (${operand.value})` }
   return { argv, wrappers, openEnded }
 }

@@ -1,0 +1,68 @@
+import { beforeAll, expect, test } from 'vitest'
+import { loadCommandParser, parseCommandLine } from '../src/index.js'
+
+beforeAll(() => loadCommandParser())
+
+const parsed = (line: string) => {
+  const result = parseCommandLine(line)
+  if (!result.ok) throw new Error(result.reason)
+  return result.commands
+}
+
+test('a backslash-newline glued inside a word (r\\⏎m, which bash runs as rm) makes the line unjudgeable', () => {
+  const result = parseCommandLine('r\\\nm -rf /')
+  expect(result.ok).toBe(false)
+  expect(!result.ok && result.reason).toMatch(/backslash-newline/)
+  // A continuation between words, or inside quotes, is still read.
+  expect(parsed('git status \\\n  --short')[0].argv.map((w) => w.value)).toEqual(['git', 'status', '--short'])
+  expect(parsed("echo \"a\\\nb\" 'c\\\nd'")[0].argv.map((w) => w.value)).toEqual(['echo', 'ab', 'c\\\nd'])
+})
+
+test.each([
+  ["bash -c -- 'rm -rf /'"],
+  ["bash -c -e 'rm -rf /'"],
+  ["sh -c -o errexit 'rm -rf /'"],
+])('options after -c do not hide the script: %s', (line) => {
+  expect(parsed(line).map((c) => c.argv.map((w) => w.value).join(' '))).toEqual(['rm -rf /'])
+})
+
+test.each([
+  ["echo 'rm -rf /' | bash"],
+  ["bash <<< 'rm -rf /'"],
+  ['bash -s < script.sh'],
+  ['sh -'],
+  ['bash -i'],
+])('a shell reading its commands from stdin is opaque: %s', (line) => {
+  expect(parsed(line).some((c) => c.opaque && /stdin/.test(c.opaque))).toBe(true)
+})
+
+test('bash with a script file stays a command', () => {
+  expect(parsed('bash script.sh')[0].opaque).toBeUndefined()
+})
+
+test.each([['coproc X { rm -rf /; }'], ['coproc { rm -rf /; }']])('a coproc with a compound body is opaque: %s', (line) => {
+  expect(parsed(line)[0].opaque).toMatch(/coproc/)
+})
+
+test('a statement of bare assignments is a command of its own (PATH=/tmp; git status runs another git)', () => {
+  const commands = parsed('ls; PATH=/tmp; git status')
+  expect(commands.map((c) => c.argv.map((w) => w.value).join(' '))).toEqual(['ls', 'PATH=/tmp', 'git status'])
+  expect(parsed('a=1 b=2').map((c) => c.argv.map((w) => w.value))).toEqual([['a=1', 'b=2']])
+  // A prefix assignment stays a wrapper of its command, not a second command.
+  expect(parsed('X=1 git status')).toHaveLength(1)
+})
+
+test.each([
+  ['echo x > .en*', '.en*'],
+  ['echo x > .en?', '.en?'],
+  ['echo x > .e[n]v', '.e[n]v'],
+  ['echo x > ~root/.env', '~root/.env'],
+  ['echo x > a"b"*', 'a"b"*'],
+])('a redirect target bash expands at run time is dynamic: %s', (line, text) => {
+  const [redirect] = parsed(line)[0].redirects
+  expect(redirect.target).toEqual({ value: text, dynamic: true })
+})
+
+test.each([['echo x > ".en*"', '.en*'], ['echo x > \\.en\\*', '.en*'], ['echo x > ~/.env', '~/.env']])('a quoted or escaped star, or ~/, stays a known target: %s', (line, value) => {
+  expect(parsed(line)[0].redirects[0].target).toEqual({ value, dynamic: false })
+})
