@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { unknownKeyMessage } from '@dshkit/tools'
+import { closestKey, unknownKeyMessage } from '@dshkit/tools'
 import { compileIfRule, type IfRule } from './if-rule.js'
 import { compileMatcher, type MatcherDialect, type ToolMatcher } from './matcher.js'
 
@@ -117,6 +117,9 @@ export function parseHookSettings(json: unknown, file: string, label: string, op
   const context: Context = { dialect, fail, file, options, warnings: settings.warnings }
   for (const [event, groups] of Object.entries(hooks as Record<string, unknown>)) {
     if (!(TOOL_EVENTS as readonly string[]).includes(event)) {
+      // `preToolUse` would be ignored like `Stop`, and a guard would never run: refuse it, saying what was meant.
+      const meant = closestKey(event, TOOL_EVENTS)
+      if (meant !== undefined) fail(`hooks.${event}`, `is not a hook event; did you mean "${meant}"? (event names are case-sensitive)`)
       settings.ignoredEvents.push(event)
       continue
     }

@@ -1,6 +1,6 @@
 import { loadCommandParser } from '@dshkit/shell'
 import { beforeAll, describe, expect, test } from 'vitest'
-import { bashRuleMatches, plainRuleMatches } from '../src/index.js'
+import { bashRuleMatches, parseHookSettings, plainRuleMatches } from '../src/index.js'
 
 // Lines that run `git push` however they are spelled: a guard with `if: "Bash(git push)"` must run for each.
 const PUSHES = [
@@ -25,5 +25,17 @@ describe('a Bash `if` is never skipped when the line may run the guarded command
     test.each(['find . -name x', 'ls -la', 'git status', 'xargs rm', 'echo $HOME', 'command -v git', 'rm -rf $D'])('and not for a line that cannot: %s', (line) => {
       expect(bashRuleMatches('git push', line)).toBe(false)
     })
+  })
+})
+
+describe('a misspelt tool event is a load error, not a guard that never runs', () => {
+  test.each(['preToolUse', 'PretoolUse', 'PreToolUses', 'Pre_Tool_Use', 'PostToolUsed'])('%s', (event) => {
+    const json = { hooks: { [event]: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './guard.sh' }] }] } }
+    expect(() => parseHookSettings(json, '/p/.claude/settings.json', 'Claude Code settings')).toThrow(/hooks\.\S+ is not a hook event; did you mean "(Pre|Post)ToolUse"\?/)
+  })
+
+  test.each(['Stop', 'SessionStart', 'UserPromptSubmit', 'PreCompact', 'Notification', 'SubagentStop'])('a real non-tool event (%s) is only listed as ignored', (event) => {
+    const settings = parseHookSettings({ hooks: { [event]: [] } }, '/p/settings.json', 'Claude Code settings')
+    expect(settings.ignoredEvents).toEqual([event])
   })
 })
