@@ -142,3 +142,31 @@ describe('big payloads', () => {
     expect(result.additionalContexts).toBeUndefined()
   })
 })
+
+describe('README answer table, spot-checked', () => {
+  const says = (json: unknown, code = 0) => py('answer.py', JSON.stringify(json), String(code))
+
+  test('updatedToolOutput replaces the content; meta.replacedBy names the hook', async () => {
+    const hookCmd = says({ hookSpecificOutput: { hookEventName: 'PostToolUse', updatedToolOutput: 'redacted' } })
+    const p = await project({ PostToolUse: [on('Bash', hookCmd)] })
+    const result = await p.call('shell', { command: 'echo secret' })
+    expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: 'redacted' }], meta: { replacedBy: expect.stringContaining('hooks-claude-code') } })
+  })
+
+  test('continue: false on PostToolUse keeps the output and puts stopReason beside it; on PreToolUse it denies with stopReason', async () => {
+    const stop = says({ continue: false, stopReason: 'stop here' })
+    const post = await project({ PostToolUse: [on('Bash', stop)] })
+    const kept = await post.call('shell', { command: 'echo kept' })
+    expect(kept).toMatchObject({ isError: false, content: [{ type: 'text', text: expect.stringContaining('kept') }] })
+    expect(JSON.stringify(kept.additionalContexts)).toContain('stop here')
+    const pre = await project({ PreToolUse: [on('Bash', stop)] })
+    expect(await pre.call('shell', { command: 'echo x' })).toMatchObject({ error: { code: 'DENIED', message: 'stop here' } })
+  })
+
+  test('decision: "approve" is only no objection: a deny rule still denies', async () => {
+    const p = await project({ PreToolUse: [on('Bash', says({ decision: 'approve' }))] }, {}, [
+      [PermissionPolicy, { rules: [{ tool: 'shell', command: 'rm *', decision: 'deny', reason: 'no rm' }] }],
+    ])
+    expect(await p.call('shell', { command: 'rm -f x' })).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining('no rm') } })
+  })
+})
