@@ -36,6 +36,14 @@ test.each([
   // `> .en*` writes .env when it exists.
   ['echo x > .en*', 'ask'],
   ['echo x > .e[n]v', 'ask'],
+  // bash globs a program name and brace-expands words.
+  ['/???/r? -rf /', 'ask'],
+  ['/bin/r? -rf /', 'ask'],
+  // builtins that store text run later.
+  ["shopt -s expand_aliases; alias ls='rm -rf /'\nls -rf /", 'ask'],
+  ["trap 'rm -rf /' EXIT", 'ask'],
+  ['hash -p /bin/rm ls; ls -rf /', 'ask'],
+  ["builtin eval 'rm -rf /'", 'ask'],
 ])('default allow does not let %j slip past the deny rules (→ %s)', async (line, expected) => {
   expect(await decide(permissive, line)).toBe(expected)
 })
@@ -51,4 +59,10 @@ test('a globbed redirect target never falls under an allow rule\'s writes', asyn
   const config: ConfigInput = { default: 'ask', rules: [{ tool: 'shell', command: 'echo *', writes: '*', decision: 'allow' }, { tool: 'shell', writes: '**/.env*', decision: 'deny' }] }
   expect(await decide(config, 'echo x > notes.txt')).toBe('allow')
   expect(await decide(config, 'echo x > .en*')).toBe('ask')
+})
+
+test('a brace expansion in a denied command\'s flags is asked about, not allowed (rm -r{f,} / is rm -rf -r /)', async () => {
+  const config: ConfigInput = { default: 'allow', rules: [{ tool: 'shell', command: 'rm -rf *', decision: 'deny' }] }
+  expect(await decide(config, 'rm -rf /')).toBe('deny')
+  expect(await decide(config, 'rm -r{f,} /')).toBe('ask')
 })

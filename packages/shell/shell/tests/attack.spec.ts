@@ -66,3 +66,37 @@ test.each([
 test.each([['echo x > ".en*"', '.en*'], ['echo x > \\.en\\*', '.en*'], ['echo x > ~/.env', '~/.env']])('a quoted or escaped star, or ~/, stays a known target: %s', (line, value) => {
   expect(parsed(line)[0].redirects[0].target).toEqual({ value, dynamic: false })
 })
+
+test.each([['/???/r? -rf /'], ['/bin/r* -rf /'], ['r[m] x'.replace('r[m]', '/bin/r[m]')]])('a globbed program name is only known at run time: %s', (line) => {
+  expect(parsed(line)[0].opaque).toMatch(/only known at run time/)
+})
+
+test.each([['rm -r{f,} /', '-r{f,}'], ['rm {-rf,/}', '{-rf,/}'], ['echo a{1..3}', 'a{1..3}']])('a brace expansion makes the word dynamic: %s', (line, text) => {
+  expect(parsed(line)[0].argv[1]).toEqual({ value: text, dynamic: true })
+})
+
+test.each([['echo "{a,b}"', '{a,b}'], ['echo \\{a,b}', '{a,b}'], ['find . -exec grep x {} \\;', '.']])('quoted or escaped braces, and {}, stay as written: %s', (line, value) => {
+  expect(parsed(line)[0].argv[1]).toEqual({ value, dynamic: false })
+})
+
+test.each([
+  ["shopt -s expand_aliases; alias ls='rm -rf /'\nls", /alias/],
+  ["trap 'rm -rf /' EXIT", /trap/],
+  ['hash -p /bin/rm ls; ls -rf /', /hash -p/],
+  ['enable -f /tmp/x.so rm', /enable -f/],
+  ["mapfile -C 'rm -rf /' x", /mapfile -C/],
+  ["readarray -C 'rm -rf /' x", /readarray -C/],
+  ["builtin eval 'rm -rf /'", /eval/],
+])('builtins that run stored text later are opaque: %j', (line, reason) => {
+  expect(parsed(line).some((c) => c.opaque && reason.test(c.opaque))).toBe(true)
+})
+
+test.each([['alias'], ['trap - EXIT'], ['trap -p'], ['hash'], ['builtin echo hi']])('the same builtins listing or resetting are plain: %s', (line) => {
+  expect(parsed(line).every((c) => !c.opaque)).toBe(true)
+})
+
+test.each([['constructor x'], ['__proto__'], ['toString'], ['hasOwnProperty y']])('a program named like an Object.prototype key is a plain command: %s', (line) => {
+  const [command] = parsed(line)
+  expect(command.opaque).toBeUndefined()
+  expect(command.wrappers).toEqual([])
+})

@@ -34,17 +34,31 @@ const WRAPPERS: Record<string, Options> = {
   sudo: { withValue: ['-u', '--user', '-g', '--group', '-C', '--close-from', '-D', '--chdir', '-h', '--host', '-p', '--prompt', '-r', '--role', '-t', '--type', '-T', '--command-timeout', '-U', '--other-user'], noCommand: ['-l', '--list', '-v', '--validate', '-k', '-K', '-e', '--edit'] },
   doas: { withValue: ['-u', '-C'] },
   coproc: { withValue: [] },
+  builtin: { withValue: [] },
 }
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash'])
 /** Wrappers that do not change who runs the command: an allow rule for the command covers them. */
 // `find` is here for `find -exec cmd`: the allow must name `cmd`, not `find`.
-export const TRANSPARENT = new Set(['env', 'timeout', 'nice', 'nohup', 'command', 'exec', 'time', 'stdbuf', 'xargs', 'find', ...SHELLS])
+export const TRANSPARENT = new Set(['builtin', 'env', 'timeout', 'nice', 'nohup', 'command', 'exec', 'time', 'stdbuf', 'xargs', 'find', ...SHELLS])
 /** Commands that run text decided at run time. */
 const OPAQUE: Record<string, string> = {
   eval: '`eval` runs text only known at run time',
   // `xargs sh -c` and friends are caught by the shell case below; these read commands from elsewhere.
   source: '`source` runs a file whose commands cannot be read here',
   '.': '`.` runs a file whose commands cannot be read here',
+}
+
+/** Builtins that store text or code run later, when called with what makes them do so. */
+const DEFERRED: Record<string, (args: string[]) => string | undefined> = {
+  alias: (args) => args.some((a) => a.includes('=')) ? '`alias` defines text that later lines run as a command' : undefined,
+  trap: (args) => {
+    const operands = args.filter((a) => !/^-[lpP]+$/.test(a) && a !== '--')
+    return operands.length >= 2 && operands[0] !== '-' && operands[0] !== '' ? '`trap` runs its action later, at a signal or exit' : undefined
+  },
+  hash: (args) => args.some((a) => /^-[a-z]*p/.test(a)) ? '`hash -p` makes a name run another program' : undefined,
+  enable: (args) => args.some((a) => /^-[a-z]*f/.test(a)) ? '`enable -f` loads a builtin from a shared library' : undefined,
+  mapfile: (args) => args.some((a) => /^-[a-zA-Z]*C/.test(a)) ? '`mapfile -C` runs a callback' : undefined,
+  readarray: (args) => args.some((a) => /^-[a-zA-Z]*C/.test(a)) ? '`readarray -C` runs a callback' : undefined,
 }
 
 /** The program's name without its directory: `/usr/bin/env` → `env`. */
@@ -60,9 +74,12 @@ export function unwrap(words: Word[]): Unwrapped {
     if (!head) return { argv, wrappers, openEnded }
     if (head.dynamic) return { argv, wrappers, openEnded, opaque: `the command name ${head.value} is only known at run time` }
     const name = baseName(head.value)
-    if (OPAQUE[name]) return { argv, wrappers, openEnded, opaque: OPAQUE[name] }
+    // Own keys only: a program named `constructor` or `__proto__` is no entry of these tables.
+    if (Object.hasOwn(OPAQUE, name)) return { argv, wrappers, openEnded, opaque: OPAQUE[name] }
+    const deferred = Object.hasOwn(DEFERRED, name) ? DEFERRED[name](argv.slice(1).map((word) => word.value)) : undefined
+    if (deferred) return { argv, wrappers, openEnded, opaque: deferred }
     if (SHELLS.has(name)) return shellScript(argv, wrappers, openEnded)
-    const options = WRAPPERS[name]
+    const options = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined
     if (!options) return { argv, wrappers, openEnded }
     // `coproc NAME { …; }` and `coproc { …; }`: the grammar reads the body as words and its `;` as the end.
     if (name === 'coproc' && argv.slice(1, 3).some((word) => !word.dynamic && /^[{(]/.test(word.value))) return { argv, wrappers, openEnded, opaque: '`coproc` with a compound command is not followed' }

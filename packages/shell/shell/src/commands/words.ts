@@ -3,15 +3,28 @@ import type { Word } from './types.js'
 
 /** The word the shell would pass, when it is known before running: quotes removed, escapes resolved. */
 export function wordOf(node: Node): Word {
-  const value = staticValue(node)
+  // `rm -r{f,} /` is `rm -rf -r /` to bash: a brace expansion splits the word at run time.
+  const value = BRACE_EXPANSION.test(unquotedText(node)) ? undefined : staticValue(node)
   return value === undefined ? { value: node.text, dynamic: true } : { value, dynamic: false }
+}
+
+const BRACE_EXPANSION = /\{[^{}]*(,|\.\.)[^{}]*\}/
+
+/** The word's source with quoted parts and escaped characters blanked to `_`: what bash still expands. */
+export function unquotedText(node: Node): string {
+  const parts = node.type === 'concatenation' ? node.namedChildren.filter((n): n is Node => !!n) : [node]
+  return parts.map((part) => part.type === 'word' ? part.text.replace(/\\[\s\S]/g, '_') : '_').join('')
 }
 
 function staticValue(node: Node): string | undefined {
   switch (node.type) {
     case 'word':
     case 'command_name':
-      if (node.type === 'command_name') return node.namedChildCount === 1 ? staticValue(node.namedChild(0)!) : undefined
+      if (node.type === 'command_name') {
+        const name = node.namedChildCount === 1 ? node.namedChild(0)! : undefined
+        // `/???/r?` is `/bin/rm` to bash: a globbed program name is only known at run time.
+        return name && !/[*?[]/.test(unquotedText(name)) ? staticValue(name) : undefined
+      }
       return unescapeBare(node.text)
     case 'number':
       return node.text
