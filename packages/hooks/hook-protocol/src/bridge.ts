@@ -1,7 +1,7 @@
 import { mapToolCall, unmapToolInput, type ToolDialect, type ToolNameMapping } from './mapping.js'
 import { mergeVerdicts, toleratedError, type MergedVerdict, type OnError } from './merge.js'
 import { interpretHookOutput, parseHookOutput, type HookEvent, type HookVerdict } from './parse.js'
-import { handlerLabel, runHandler, selectHooks, startAsyncHandler } from './handlers.js'
+import { handlerKey, handlerLabel, runHandler, selectHooks, startAsyncHandler } from './handlers.js'
 import { bashFailure, contentText, toolResponse } from './responses.js'
 import type { HookSettings } from './settings.js'
 
@@ -90,6 +90,8 @@ export function createHookBridge(options: HookBridgeOptions) {
   const dialect: ToolDialect = settings.dialect === 'codex' ? 'codex' : 'claude-code'
   const notes = new WeakMap<symbol, Notes>()
   const rewrites = new WeakMap<symbol, OwnRewrite>()
+  // Which handler gave a verdict (labels can repeat across plugins; keys do not).
+  const handlerOf = new WeakMap<HookVerdict, string>()
   const sourceOf = (command: string) => `${source}: ${command}`
   // Disposing the bridge stops every hook it started, async ones included: nothing outlives the plugin.
   const lifetime = new AbortController()
@@ -102,7 +104,7 @@ export function createHookBridge(options: HookBridgeOptions) {
 
   async function runEvent(event: HookEvent, call: HookCall, extra: Record<string, unknown>, skip?: ReadonlySet<string>): Promise<HookVerdict[]> {
     const { toolName, toolInput } = mapToolCall(call.name, call.arguments, toolNames.get(call.name), projectDir)
-    const selected = selectHooks(settings, event, { toolName, toolInput, projectDir }).filter((hook) => !skip?.has(handlerLabel(hook)))
+    const selected = selectHooks(settings, event, { toolName, toolInput, projectDir }).filter((hook) => !skip?.has(handlerKey(hook)))
     if (!selected.length) return []
     const payload = {
       ...payloadBase,
@@ -115,7 +117,9 @@ export function createHookBridge(options: HookBridgeOptions) {
     for (const hook of selected) if (hook.async) void startAsyncHandler(hook, event, run)
     return Promise.all(selected.filter((hook) => !hook.async).map(async (hook) => {
       const label = handlerLabel(hook)
-      return interpretHookOutput(label, parseHookOutput(await runHandler(hook, run)), event, { askSupported })
+      const verdict = interpretHookOutput(label, parseHookOutput(await runHandler(hook, run)), event, { askSupported })
+      handlerOf.set(verdict, handlerKey(hook))
+      return verdict
     }))
   }
 
@@ -164,7 +168,7 @@ export function createHookBridge(options: HookBridgeOptions) {
       if (rewrite.kind === 'deny') return rewrite
       if (rewrite.kind === 'allow') {
         const rewriters = new Set(own?.rewriters)
-        for (const v of verdicts) if (v.updatedInput !== undefined && v.decision !== 'error') rewriters.add(v.command)
+        for (const v of verdicts) if (v.updatedInput !== undefined && v.decision !== 'error') rewriters.add(handlerOf.get(v) ?? v.command)
         rewrites.set(call.token, { arguments: canonicalJson(rewrite.updatedArguments), ask, rewriters })
         return rewrite
       }

@@ -47,9 +47,13 @@ export function selectHooks(settings: HookSettings, event: ToolEvent, subject: S
   return [...seen.values()]
 }
 
-/** What makes two handlers the same one (Claude Code de-duplicates these; the timeout is not part of it). */
+/**
+ * What makes two handlers the same one (Claude Code de-duplicates these; the timeout is not part of it).
+ * The source's variables count: two plugins' `python3 "$CLAUDE_PLUGIN_ROOT/guard.py"` are two programs.
+ */
 export function handlerKey(hook: HookCommand): string {
-  return JSON.stringify([hook.command, hook.args ?? null, hook.args ? null : hook.shell, hook.if ?? '', hook.async])
+  const env = hook.env ? Object.entries(hook.env).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0) : null
+  return JSON.stringify([hook.command, hook.args ?? null, hook.args ? null : hook.shell, hook.if ?? '', hook.async, env])
 }
 
 /** How a handler reads in messages: its command, with its arguments for the exec form. */

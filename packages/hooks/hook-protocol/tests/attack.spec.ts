@@ -1,6 +1,6 @@
 import { loadCommandParser } from '@dshkit/shell'
 import { beforeAll, describe, expect, test } from 'vitest'
-import { bashRuleMatches, parseHookSettings, plainRuleMatches } from '../src/index.js'
+import { bashRuleMatches, parseHookSettings, plainRuleMatches, selectHooks } from '../src/index.js'
 
 // Lines that run `git push` however they are spelled: a guard with `if: "Bash(git push)"` must run for each.
 const PUSHES = [
@@ -37,5 +37,19 @@ describe('a misspelt tool event is a load error, not a guard that never runs', (
   test.each(['Stop', 'SessionStart', 'UserPromptSubmit', 'PreCompact', 'Notification', 'SubagentStop'])('a real non-tool event (%s) is only listed as ignored', (event) => {
     const settings = parseHookSettings({ hooks: { [event]: [] } }, '/p/settings.json', 'Claude Code settings')
     expect(settings.ignoredEvents).toEqual([event])
+  })
+})
+
+describe('de-duplication never drops a different program', () => {
+  test('two plugins with the same command text reading $CLAUDE_PLUGIN_ROOT at run time both run', () => {
+    const plugin = (root: string) => parseHookSettings(
+      { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'python3 "$CLAUDE_PLUGIN_ROOT/guard.py"' }] }] } },
+      `${root}/hooks/hooks.json`, 'Claude Code settings', { env: { CLAUDE_PLUGIN_ROOT: root } },
+    )
+    const a = plugin('/plugins/a')
+    const b = plugin('/plugins/b')
+    const merged = { ...a, PreToolUse: [...a.PreToolUse, ...b.PreToolUse] }
+    const selected = selectHooks(merged, 'PreToolUse', { toolName: 'Bash', toolInput: { command: 'ls' }, projectDir: '/p' })
+    expect(selected.map((h) => h.env?.CLAUDE_PLUGIN_ROOT)).toEqual(['/plugins/a', '/plugins/b'])
   })
 })
