@@ -44,6 +44,8 @@ test.each([
   ["trap 'rm -rf /' EXIT", 'ask'],
   ['hash -p /bin/rm ls; ls -rf /', 'ask'],
   ["builtin eval 'rm -rf /'", 'ask'],
+  // a prompt expansion runs the $(…) stored in a value.
+  ["x='$(rm -rf /)'; echo ${x@P}", 'ask'],
 ])('default allow does not let %j slip past the deny rules (→ %s)', async (line, expected) => {
   expect(await decide(permissive, line)).toBe(expected)
 })

@@ -100,3 +100,9 @@ test.each([['constructor x'], ['__proto__'], ['toString'], ['hasOwnProperty y']]
   expect(command.opaque).toBeUndefined()
   expect(command.wrappers).toEqual([])
 })
+
+test.each([["x='$(rm -rf /)'; echo ${x@P}"], ['echo "a${x@P}"']])('a ${…@P} prompt expansion (which runs the $(…) in a value) makes the line unjudgeable: %s', (line) => {
+  const result = parseCommandLine(line)
+  expect(!result.ok && result.reason).toMatch(/@P/)
+  expect(parseCommandLine('echo ${x@Q}').ok).toBe(true)
+})

@@ -78,6 +78,8 @@ function walk(root: Node, origin: Origin[], scripts: number, into: Command[]) {
     if (origin.length > LIMITS.depth) throw new Unjudgeable(`the command nests deeper than ${LIMITS.depth} levels`)
     let inner = origin
     let innerRedirects = redirects
+    // `${x@P}` expands x's value as a prompt, which runs any `$(…)` in it: text no rule read.
+    if (node.type === 'expansion' && /@P\s*\}$/.test(node.text)) throw new Unjudgeable('`${…@P}` expands a value as a prompt, running any $(…) it holds')
     const nesting = NESTING[node.type]
     if (nesting) inner = [...origin, nesting]
     if (node.type === 'function_definition') inner = [...origin, 'function body']
