@@ -170,3 +170,16 @@ describe('README answer table, spot-checked', () => {
     expect(await p.call('shell', { command: 'rm -f x' })).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining('no rm') } })
   })
 })
+
+describe('careless rewrites', () => {
+  const allowWith = (updatedInput: unknown) => py('answer.py', JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput } }))
+
+  test('an empty or wrongly typed updatedInput never runs the original call silently: it is refused naming the hook', async () => {
+    for (const updatedInput of [{}, { file_path: 42, content: 'x' }]) {
+      const p = await project({ PreToolUse: [on('Write', allowWith(updatedInput))] })
+      const result = await p.call('fs_write', { path: 'a.txt', content: 'x' })
+      expect(result, JSON.stringify(updatedInput)).toMatchObject({ isError: true, error: { message: expect.stringContaining('hooks-claude-code') } })
+      expect(await exists(join(p.dir, 'a.txt'))).toBe(false)
+    }
+  })
+})
