@@ -46,6 +46,12 @@ test.each([
   ["builtin eval 'rm -rf /'", 'ask'],
   // a prompt expansion runs the $(…) stored in a value.
   ["x='$(rm -rf /)'; echo ${x@P}", 'ask'],
+  // launchers are peeled like timeout and nice; those that run a shell string are opaque.
+  ['setsid rm -rf /', 'deny'],
+  ['ionice -c3 rm -rf /', 'deny'],
+  ['busybox rm -rf /', 'deny'],
+  ["su root -c 'rm -rf /'", 'ask'],
+  ["watch 'rm -rf /'", 'ask'],
 ])('default allow does not let %j slip past the deny rules (→ %s)', async (line, expected) => {
   expect(await decide(permissive, line)).toBe(expected)
 })

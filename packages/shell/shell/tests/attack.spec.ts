@@ -106,3 +106,30 @@ test.each([["x='$(rm -rf /)'; echo ${x@P}"], ['echo "a${x@P}"']])('a ${…@P} pr
   expect(!result.ok && result.reason).toMatch(/@P/)
   expect(parseCommandLine('echo ${x@Q}').ok).toBe(true)
 })
+
+test.each([
+  ['setsid -f rm -rf /', 'setsid -f'],
+  ['ionice -c 3 -n 7 rm -rf /', 'ionice -c 3 -n 7'],
+  ['taskset -c 0 rm -rf /', 'taskset -c 0'],
+  ['chrt 0 rm -rf /', 'chrt 0'],
+  ['flock /tmp/lock rm -rf /', 'flock /tmp/lock'],
+  ['unbuffer rm -rf /', 'unbuffer'],
+  ['busybox rm -rf /', 'busybox'],
+  ['chroot / rm -rf /', 'chroot /'],
+  ['strace -o /tmp/x rm -rf /', 'strace -o /tmp/x'],
+  ['runuser -u root -- rm -rf /', 'runuser -u root --'],
+])('the launcher is peeled off: %s', (line, wrapper) => {
+  const [command] = parsed(line)
+  expect(command.argv.map((w) => w.value).join(' ')).toBe('rm -rf /')
+  expect(command.wrappers.map((w) => w.map((x) => x.value).join(' '))).toEqual([wrapper])
+})
+
+test.each([["flock /tmp/l -c 'rm -rf /'"], ["su root -c 'rm -rf /'"], ["echo 'rm -rf /' | su"], ["runuser root -c 'rm -rf /'"], ["script -qc 'rm -rf /'"], ["watch -n 1 'rm -rf /'"]])('a launcher that runs a shell string is opaque: %s', (line) => {
+  expect(parsed(line).some((c) => c.opaque)).toBe(true)
+})
+
+test.each([['ionice -p 123'], ['chrt -p 123'], ['taskset -p 1 123']])('a launcher acting on a running process runs nothing: %s', (line) => {
+  const [command] = parsed(line)
+  expect(command.wrappers).toEqual([])
+  expect(command.opaque).toBeUndefined()
+})

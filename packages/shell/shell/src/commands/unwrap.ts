@@ -19,6 +19,8 @@ interface Options {
   positional?: number
   /** Leading NAME=VALUE words are settings, not the command (env). */
   assignments?: boolean
+  /** Options after which the wrapper runs a string through a shell (`flock -c '…'`): opaque. */
+  script?: readonly string[]
 }
 
 const WRAPPERS: Record<string, Options> = {
@@ -35,17 +37,34 @@ const WRAPPERS: Record<string, Options> = {
   doas: { withValue: ['-u', '-C'] },
   coproc: { withValue: [] },
   builtin: { withValue: [] },
+  // Launchers that run their command as the same user, in another session, class, CPU set or lock.
+  setsid: { withValue: [] },
+  ionice: { withValue: ['-c', '--class', '-n', '--classdata'], noCommand: ['-p', '--pid', '-P', '--pgid', '-u', '--uid'] },
+  taskset: { withValue: [], positional: 1, noCommand: ['-p', '--pid'] },
+  chrt: { withValue: ['-T', '--sched-runtime', '-P', '--sched-period', '-D', '--sched-deadline'], positional: 1, noCommand: ['-p', '--pid', '-m', '--max'] },
+  flock: { withValue: ['-w', '--timeout', '--wait', '-E', '--conflict-exit-code'], positional: 1, script: ['-c', '--command'] },
+  unbuffer: { withValue: [] },
+  busybox: { withValue: [] },
+  // These change who or where: an allow rule must name them.
+  chroot: { withValue: ['--userspec', '--groups'], positional: 1 },
+  strace: { withValue: ['-o', '-e', '-p', '-s', '-u', '-E', '-a', '-b', '-I', '-O', '-S', '-P', '-X'] },
+  runuser: { withValue: ['-u', '--user', '-s', '--shell', '-g', '--group', '-G', '--supp-group', '-w', '--whitelist-environment'], script: ['-c', '--command', '--session-command'] },
+  // watch joins its arguments into a string that `sh -c` runs.
+  watch: { withValue: ['-n', '--interval', '-d', '--differences', '-q', '--equexit'], script: [''] },
 }
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash'])
 /** Wrappers that do not change who runs the command: an allow rule for the command covers them. */
 // `find` is here for `find -exec cmd`: the allow must name `cmd`, not `find`.
-export const TRANSPARENT = new Set(['builtin', 'env', 'timeout', 'nice', 'nohup', 'command', 'exec', 'time', 'stdbuf', 'xargs', 'find', ...SHELLS])
+export const TRANSPARENT = new Set(['builtin', 'setsid', 'ionice', 'taskset', 'chrt', 'flock', 'unbuffer', 'env', 'timeout', 'nice', 'nohup', 'command', 'exec', 'time', 'stdbuf', 'xargs', 'find', ...SHELLS])
 /** Commands that run text decided at run time. */
 const OPAQUE: Record<string, string> = {
   eval: '`eval` runs text only known at run time',
   // `xargs sh -c` and friends are caught by the shell case below; these read commands from elsewhere.
   source: '`source` runs a file whose commands cannot be read here',
   '.': '`.` runs a file whose commands cannot be read here',
+  // Each runs a shell: on a `-c` string, or on what it reads from stdin.
+  su: '`su` runs a shell whose commands are not read here',
+  script: '`script` runs a shell whose commands are not read here',
 }
 
 /** Builtins that store text or code run later, when called with what makes them do so. */
@@ -97,6 +116,9 @@ export function unwrap(words: Word[]): Unwrapped {
 function splitWrapper(argv: Word[], options: Options): { rest: Word[], opaque?: string } | 'no command' {
   let i = 1
   let positional = options.positional ?? 0
+  // `runuser root -c '…'`: the shell string may come after the operands.
+  const shellFlag = options.script && argv.find((word) => !word.dynamic && (options.script!.includes(word.value.split('=', 1)[0]) || /^-[a-zA-Z]*c$/.test(word.value)))
+  if (shellFlag) return { rest: [], opaque: `${argv[0].value} ${shellFlag.value} runs a string through a shell` }
   while (i < argv.length) {
     const word = argv[i]
     if (word.dynamic) return { rest: [], opaque: `${argv[0].value} has an option only known at run time (${word.value})` }
@@ -114,6 +136,7 @@ function splitWrapper(argv: Word[], options: Options): { rest: Word[], opaque?: 
     if (positional > 0) { positional--; i++; continue }
     break
   }
+  if (options.script?.includes('') && i < argv.length) return { rest: [], opaque: `${argv[0].value} runs its arguments as a shell string` }
   return { rest: argv.slice(i) }
 }
 
