@@ -36,9 +36,12 @@ export function shellLineOf(args: Readonly<JsonValue>, resolve: TargetLookup): S
   const parsed = parseCommandLine(line)
   // After `cd`, a relative target lands somewhere the call's cwd does not tell: it is only known at run time.
   const moves = parsed.ok && parsed.commands.some((c) => !c.argv[0]?.dynamic && CHANGES_DIRECTORY.has(programName(c.argv[0]?.value ?? '')))
+  // `HOME=/etc; echo x > ~/passwd` writes /etc/passwd: once the line sets HOME, `~` is only known at run time.
+  const movesHome = parsed.ok && parsed.commands.some((c) => [...c.wrappers.flat(), ...c.argv].some((w) => /^HOME(=|$)/.test(w.value) || (w.dynamic && w.value.includes('HOME'))))
   const cache = new WeakMap<Command, WriteTarget[]>()
   const targetOf = (target: Word): WriteTarget => {
     if (target.dynamic) return {}
+    if (movesHome && /^~(\/|$)/.test(target.value)) return {}
     if (moves && !isAbsoluteTarget(target.value)) return { guess: { absolute: target.value, relative: nodePath.posix.normalize(target.value) } }
     const forms = resolve(expandHome(target.value), typeof cwd === 'string' ? cwd : undefined)
     return forms ? { forms } : {}

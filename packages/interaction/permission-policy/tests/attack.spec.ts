@@ -74,3 +74,12 @@ test('a brace expansion in a denied command\'s flags is asked about, not allowed
   expect(await decide(config, 'rm -rf /')).toBe('deny')
   expect(await decide(config, 'rm -r{f,} /')).toBe('ask')
 })
+
+test('a line that sets HOME cannot hide a write behind ~ (HOME=/etc; echo x > ~/passwd writes /etc/passwd)', async () => {
+  const config: ConfigInput = { default: 'allow', rules: [{ tool: 'shell', writes: '/etc/**', decision: 'deny' }] }
+  expect(await decide(config, 'echo x > /etc/passwd')).toBe('deny')
+  expect(await decide(config, 'HOME=/etc; echo x > ~/passwd')).toBe('ask')
+  expect(await decide(config, 'export HOME=/etc; echo x > ~/passwd')).toBe('ask')
+  expect(await decide(config, 'read HOME <<< /etc; echo x > ~/passwd')).toBe('ask')
+  expect(await decide(config, 'echo x > ~/notes.txt')).toBe('allow')
+})
