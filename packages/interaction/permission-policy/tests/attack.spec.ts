@@ -52,6 +52,10 @@ test.each([
   ['busybox rm -rf /', 'deny'],
   ["su root -c 'rm -rf /'", 'ask'],
   ["watch 'rm -rf /'", 'ask'],
+  // a redirection alone, or on a function or a test, still writes the file.
+  ['>.env', 'deny'],
+  ['[[ -n x ]] > .env', 'deny'],
+  ['f() { echo x; } > .env; f', 'deny'],
 ])('default allow does not let %j slip past the deny rules (→ %s)', async (line, expected) => {
   expect(await decide(permissive, line)).toBe(expected)
 })

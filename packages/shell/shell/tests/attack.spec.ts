@@ -133,3 +133,21 @@ test.each([['ionice -p 123'], ['chrt -p 123'], ['taskset -p 1 123']])('a launche
   expect(command.wrappers).toEqual([])
   expect(command.opaque).toBeUndefined()
 })
+
+test.each([['>.env'], ['>> .env'], ['[[ -n x ]] > .env'], ['(( 1 )) > .env']])('a redirection with no command still writes its file, as bash\'s null command: %s', (line) => {
+  const commands = parsed(line)
+  expect(commands).toHaveLength(1)
+  expect(commands[0].argv).toEqual([{ value: ':', dynamic: false }])
+  expect(commands[0].redirects.map((r) => [r.target.value, r.access])).toEqual([['.env', 'write']])
+})
+
+test('a function\'s own redirection applies to its body (f() { echo x; } > .env; f)', () => {
+  const [body] = parsed('f() { echo x; } > .env; f')
+  expect(body.argv.map((w) => w.value)).toEqual(['echo', 'x'])
+  expect(body.redirects.map((r) => r.target.value)).toEqual(['.env'])
+})
+
+test('a redirected command gets no null command beside it', () => {
+  expect(parsed('echo x > out/a').map((c) => c.argv[0].value)).toEqual(['echo'])
+  expect(parsed('{ echo a; } > out/a').map((c) => c.argv[0].value)).toEqual(['echo'])
+})

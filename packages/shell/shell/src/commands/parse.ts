@@ -83,9 +83,14 @@ function walk(root: Node, origin: Origin[], scripts: number, into: Command[]) {
     const nesting = NESTING[node.type]
     if (nesting) inner = [...origin, nesting]
     if (node.type === 'function_definition') inner = [...origin, 'function body']
-    if (node.type === 'redirected_statement') {
-      // `{ a; b; } > f`: the redirection applies to every command in the body.
+    if (node.type === 'redirected_statement' || node.type === 'function_definition') {
+      // `{ a; b; } > f`, `f() { a; } > f`: the redirection applies to every command in the body.
       innerRedirects = [...redirects, ...redirectsOf(node.childrenForFieldName('redirect'))]
+      // `> .env`, `[[ x ]] > .env`, `(( 1 )) > .env` run no command and still open the file: bash's null command `:`.
+      if (node.type === 'redirected_statement' && innerRedirects.length > redirects.length && !runsCommand(node.childForFieldName('body'))) {
+        if (into.length >= LIMITS.commands) throw new Unjudgeable(`the command runs more than ${LIMITS.commands} commands`)
+        into.push({ argv: [{ value: ':', dynamic: false }], wrappers: [], openEnded: false, redirects: innerRedirects, origin: inner, text: node.text })
+      }
     }
     if (node.type === 'command' || node.type === 'declaration_command' || node.type === 'unset_command') {
       addCommand(node, inner, innerRedirects, scripts, into)
@@ -193,6 +198,19 @@ function redirectsOf(nodes: (Node | null)[]): Redirect[] {
     out.push({ operator: fd + operator, target, access })
   }
   return out
+}
+
+const COMMAND_NODES = new Set(['command', 'declaration_command', 'unset_command', 'variable_assignment', 'variable_assignments', 'command_substitution', 'process_substitution'])
+
+/** Whether a statement's body holds anything the walk turns into a command. */
+function runsCommand(body: Node | null): boolean {
+  const stack = body ? [body] : []
+  while (stack.length) {
+    const node = stack.pop()!
+    if (COMMAND_NODES.has(node.type)) return true
+    for (const child of node.namedChildren) if (child) stack.push(child)
+  }
+  return false
 }
 
 const STATEMENT_PARENTS = new Set(['program', 'list', 'pipeline', 'compound_statement', 'subshell', 'do_group', 'if_statement', 'elif_clause', 'else_clause', 'case_item', 'redirected_statement', 'negated_command', 'command_substitution', 'process_substitution', 'function_definition'])
