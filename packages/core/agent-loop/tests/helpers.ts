@@ -61,6 +61,7 @@ export function logOf(ctx: Context) {
   return ctx.session.events().map((e) => {
     if (e.type === 'tool/call') return `call:${e.callId}`
     if (e.type === 'tool/result') return `result:${e.callId}`
+    if (e.type !== 'context/added') return e.type
     return `context:${e.content[0]?.type === 'text' ? e.content[0].text : '?'}`
   })
 }
