@@ -31,6 +31,8 @@ export type { FsService } from '@dshkit/fs'
 export type { SpillService } from '@dshkit/spill'
 export type { UserApproval } from '@dshkit/user-approval'
 export type { ToolResultPruner } from '@dshkit/compaction-tool-result-pruner'
+export type { ShellService } from '@dshkit/shell'
+export type { JobsService } from '@dshkit/jobs'
 
 export { bootConfigFile, bootEntries, readConfigFile, settle, BootError, type BootReport } from './boot.js'
 export { PluginStartError } from './fibers.js'

@@ -22,7 +22,7 @@ test('the tests type-check: config typos are compile errors, a preset nests DshB
   expect(code).toBe(0)
 }, 240_000)
 
-test('importing only @dshkit/dsh-base types ctx.loop, ctx.session, ctx.tools, ctx.fs, ctx.spill, ctx.approval (built lib, skipLibCheck off)', async () => {
+test('importing only @dshkit/dsh-base types ctx.loop, ctx.session, ctx.tools, ctx.fs, ctx.spill, ctx.approval, ctx.shell, ctx.jobs (built lib, skipLibCheck off)', async () => {
   const { code, output } = await typecheck('tests/types/only-dsh-base/tsconfig.json')
   expect(output).toBe('')
   expect(code).toBe(0)

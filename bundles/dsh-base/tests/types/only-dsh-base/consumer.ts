@@ -12,7 +12,9 @@ export async function consumer(ctx: Context) {
   const spilled = await ctx.spill.put('a long output')
   const pruner = ctx.toolResultPruner
   const approval = ctx.approval
+  const shellResult = await ctx.shell.run({ command: 'true' })
+  const jobs = ctx.jobs
   // @ts-expect-error a service dsh-base does not provide stays unknown to the type checker
   ctx.notAService
-  return { text, events, names, stat, spilled, pruner, approval }
+  return { text, events, names, stat, spilled, pruner, approval, shellResult, jobs }
 }
