@@ -2,23 +2,17 @@ import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { cleanup } from '@dshkit/testing'
+import { cleanup, trackSleepers } from '@dshkit/testing'
 import { afterEach, describe, expect, test } from 'vitest'
 import { runHook } from '../src/index.js'
-import { eventually, fixture, isLive, killAll, psMatching, readPid, tempDir, uniqueSleep } from './helpers.js'
+import { eventually, fixture, isLive, psMatching, readPid, tempDir } from './helpers.js'
 
 const repo = fileURLToPath(new URL('../../../..', import.meta.url))
-const leftovers: string[] = []
-afterEach(() => {
-  for (const text of leftovers.splice(0)) killAll(psMatching(`sleep ${text}`))
-})
+const sleepers = trackSleepers()
+afterEach(() => { sleepers.reap() })
 afterEach(cleanup)
 
-function sleeper() {
-  const duration = uniqueSleep()
-  leftovers.push(duration)
-  return duration
-}
+const sleeper = () => sleepers.next()
 
 describe('what a hook started', () => {
   test('a timeout kills descendants that left the process group and session (setsid, double fork, cleared env)', async () => {

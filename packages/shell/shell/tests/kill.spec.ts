@@ -1,23 +1,17 @@
 import { join } from 'node:path'
-import { cleanup, eventually, tempDir } from '@dshkit/testing'
+import { cleanup, eventually, tempDir, trackSleepers } from '@dshkit/testing'
 import { afterEach, describe, expect, test } from 'vitest'
-import { fixture, isLive, killAll, ourZombies, psMatching, readPid, testShell, uniqueSleep } from './helpers.js'
+import { fixture, isLive, killAll, ourZombies, psMatching, readPid, testShell } from './helpers.js'
 
-const sleepers: string[] = []
+const sleepers = trackSleepers()
 afterEach(cleanup)
 // After each test nothing it started may be alive: asserted, and cleaned up so one failure stays one.
 afterEach(() => {
-  const left = sleepers.splice(0).flatMap((duration) => psMatching(`sleep ${duration}`))
-  killAll(left)
-  expect(left).toEqual([])
+  expect(sleepers.reap()).toEqual([])
   expect(ourZombies()).toEqual([])
 })
 
-function sleeper() {
-  const duration = uniqueSleep()
-  sleepers.push(duration)
-  return duration
-}
+const sleeper = () => sleepers.next()
 
 describe('timeout, abort and kill end the whole tree', () => {
   test('a timeout kills the command and its children; the result says timedOut', async () => {
