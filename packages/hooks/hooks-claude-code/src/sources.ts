@@ -1,7 +1,6 @@
-import { mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { basename, join, resolve } from 'node:path'
-import type { HookSourceFile } from '@dshkit/hook-protocol'
+import { join } from 'node:path'
+import { configSource, flaggedSource, pluginSource, type HookSourceFile } from '@dshkit/hook-protocol'
 import type { Config } from './config.js'
 
 /** Where Claude Code keeps managed (enterprise policy) settings on this platform. */
@@ -22,24 +21,13 @@ export function claudeConfigDir(): string {
  * `${CLAUDE_PLUGIN_DATA}` placeholders and variables.
  */
 export function claudeSources(config: Config, projectDir: string): HookSourceFile[] {
-  const sources: HookSourceFile[] = []
-  const add = (kind: HookSourceFile['kind'], flag: boolean | string | undefined, usual: string) => {
-    if (flag === true) sources.push({ kind, file: usual, required: false })
-    else if (typeof flag === 'string') sources.push({ kind, file: resolve(projectDir, flag), required: true })
-  }
-  add('managed', config.sources?.managed, managedSettingsPath())
-  add('user', config.sources?.user, join(claudeConfigDir(), 'settings.json'))
-  add('project', config.sources?.project, join(projectDir, '.claude/settings.json'))
-  add('local', config.sources?.local, join(projectDir, '.claude/settings.local.json'))
-  if (config.configPath !== undefined) sources.push({ kind: 'config', file: resolve(projectDir, config.configPath), required: true })
-  for (const plugin of config.plugins) {
-    const root = resolve(projectDir, typeof plugin === 'string' ? plugin : plugin.root)
-    const given = typeof plugin === 'string' ? undefined : plugin.data
-    const data = given ? resolve(projectDir, given) : join(claudeConfigDir(), 'plugins/data', basename(root))
-    // Claude Code creates a plugin's data dir on first use; hooks expect to write there.
-    mkdirSync(data, { recursive: true })
-    const vars = { CLAUDE_PLUGIN_ROOT: root, CLAUDE_PLUGIN_DATA: data }
-    sources.push({ kind: 'plugin', file: join(root, 'hooks/hooks.json'), required: true, placeholders: vars, env: vars })
-  }
-  return sources
+  return [
+    ...flaggedSource('managed', config.sources?.managed, managedSettingsPath(), projectDir),
+    ...flaggedSource('user', config.sources?.user, join(claudeConfigDir(), 'settings.json'), projectDir),
+    ...flaggedSource('project', config.sources?.project, join(projectDir, '.claude/settings.json'), projectDir),
+    ...flaggedSource('local', config.sources?.local, join(projectDir, '.claude/settings.local.json'), projectDir),
+    ...configSource(config.configPath, projectDir),
+    ...config.plugins.map((plugin) => pluginSource(plugin, projectDir, join(claudeConfigDir(), 'plugins/data'),
+      (root, data) => ({ CLAUDE_PLUGIN_ROOT: root, CLAUDE_PLUGIN_DATA: data }))),
+  ]
 }
