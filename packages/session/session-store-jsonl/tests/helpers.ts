@@ -5,11 +5,13 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { boot, tempDir as kitTempDir } from '@dshkit/testing'
+import { boot, exited, hangMidCallScript, tempDir as kitTempDir } from '@dshkit/testing'
 import type { SessionEvent } from '@dshkit/session'
 import SessionStoreJsonl from '../src/index.js'
 
 // Removed by the kit's cleanup(): every spec file that uses it runs afterEach(cleanup).
+export { exited } from '@dshkit/testing'
+
 export const tempDir = () => kitTempDir('dshkit-jsonl-')
 
 export const at = '2025-01-01T00:00:00.000Z'
@@ -60,24 +62,8 @@ if (mode === 'hold') {
   await ctx.session.append({ type: 'tool/call', callId: 'c1', name: 'x', arguments: null })
   process.exit(0) // without disposing anything
 } else {
-  await ctx.plugin({
-    name: 'crash-tools',
-    inject: ['tools'],
-    apply(ctx) {
-      ctx.tools.register({ name: 'quick', description: 'returns at once', parameters: z.object({}), execute: () => 'done' })
-      ctx.tools.register({
-        name: 'hang', description: 'never returns', parameters: z.object({ path: z.string() }),
-        execute: () => {
-          process.stdout.write('READY\\n')
-          setInterval(() => {}, 1000)
-          return new Promise(() => {})
-        },
-      })
-    },
-  })
-  await ctx.plugin(AgentLoop)
-  await ctx.loop.executeToolCalls([{ callId: 'first', name: 'quick', arguments: {} }])
-  await ctx.loop.executeToolCalls([{ callId: 'stuck', name: 'hang', arguments: { path: 'out.txt' } }])
+  // One quick call, then one that hangs after printing READY: the test kills the process mid-call.
+  ${hangMidCallScript}
 }
 `)
   return script
@@ -105,10 +91,6 @@ export function spawnReady(script: string, ...args: string[]): Promise<ChildProc
   })
 }
 
-export function exited(child: ChildProcess): Promise<NodeJS.Signals | number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.signalCode ?? child.exitCode)
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)))
-}
 
 /** The pid of a process that has exited, for a stale lock. */
 export async function deadPid(): Promise<number> {

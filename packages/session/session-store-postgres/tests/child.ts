@@ -4,6 +4,9 @@ import { writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { hangMidCallScript } from '@dshkit/testing'
+
+export { exited } from '@dshkit/testing'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 const require = createRequire(import.meta.url)
@@ -61,25 +64,7 @@ if (mode === 'open') {
   process.exit(0)
 } else {
   const { ctx } = await open(options.sessionId)
-  await ctx.plugin({
-    name: 'crash-tools',
-    inject: ['tools'],
-    apply(ctx) {
-      ctx.tools.register({ name: 'quick', description: 'returns at once', parameters: z.object({}), execute: () => 'done' })
-      ctx.tools.register({
-        name: 'hang', description: 'never returns', parameters: z.object({ path: z.string() }),
-        execute: () => {
-          process.stdout.write('READY\\n')
-          setInterval(() => {}, 1000)
-          return new Promise(() => {})
-        },
-      })
-    },
-  })
-  await ctx.plugin(AgentLoop)
-  await ctx.loop.executeToolCalls([{ callId: 'first', name: 'quick', arguments: {} }])
-  await ctx.loop.executeToolCalls([{ callId: 'stuck', name: 'hang', arguments: { path: 'out.txt' } }])
-}
+  ${hangMidCallScript}}
 `)
   return script
 }
@@ -104,9 +89,4 @@ export function spawnWorker(script: string, mode: string, options: unknown): Pro
       reject(new Error(`worker exited (${code ?? signal}) without a word: ${stderr}`))
     })
   })
-}
-
-export function exited(child: ChildProcess): Promise<NodeJS.Signals | number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.signalCode ?? child.exitCode)
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)))
 }

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, type ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 
 /** A sleep duration no other process uses, so `ps` can tell a test's sleepers apart. */
@@ -63,4 +63,10 @@ export function trackSleepers(): Sleepers {
       return left
     },
   }
+}
+
+/** Resolves with the signal or exit code `child` ended with, at once if it already has. */
+export function exited(child: ChildProcess): Promise<NodeJS.Signals | number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.signalCode ?? child.exitCode)
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)))
 }

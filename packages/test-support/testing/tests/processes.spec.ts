@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
-import { cleanup, eventually, isLive, psMatching, readPid, tempDir, trackSleepers } from '../src/index.js'
+import { cleanup, eventually, exited, isLive, psMatching, readPid, tempDir, trackSleepers } from '../src/index.js'
 
 afterEach(cleanup)
 
@@ -21,15 +21,15 @@ test('trackSleepers finds and kills what a test left running, and only that', as
   expect(sleepers.reap()).toEqual([])
 })
 
-test('isLive tells a running pid from a gone one; readPid reads what a script wrote', async () => {
+test('isLive tells a running pid from a gone one; readPid reads what a script wrote; exited gives how it ended', async () => {
   const dir = await tempDir()
   const child = spawn('sleep', ['30'], { stdio: 'ignore' })
   await writeFile(join(dir, 'child.pid'), `${child.pid}\n`)
   const pid = await readPid(join(dir, 'child.pid'))
   expect(pid).toBe(child.pid)
   expect(await isLive(pid)).toBe(true)
-  const exited = new Promise((resolve) => child.once('exit', resolve))
   child.kill('SIGKILL')
-  await exited
+  expect(await exited(child)).toBe('SIGKILL')
+  expect(await exited(child)).toBe('SIGKILL') // already ended: answers at once
   expect(await isLive(pid)).toBe(false)
 })
