@@ -52,3 +52,11 @@ it('reading a job that floods its output stays bounded and never hangs', async (
   }
   await text('job_kill', { job_id: job.id })
 })
+
+it('bidi overrides and line separators in a command are shown escaped, not obeyed', async () => {
+  const { agent, text } = await setup()
+  await agent.start({ command: 'sleep 300 # \u202eevil\u2028forged', origin: 'shell' })
+  const line = await text('job_list', {})
+  expect(line).not.toMatch(/[\u202e\u2028]/)
+  expect(line).toContain('\\u202eevil\\u2028forged')
+})
