@@ -1,14 +1,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import LocalFs from '@dshkit/fs-local'
 import ShellLocal from '@dshkit/shell-local'
 import ToolFs from '@dshkit/tool-fs'
 import ToolShell from '@dshkit/tool-shell'
 import { boot, tempDir, type PluginEntry } from '@dshkit/testing'
 import HooksClaudeCode, { type ConfigInput } from '../src/index.js'
+import { fixtures } from './setup.js'
 
-export const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url))
 export const py = (name: string, ...args: string[]) => ['python3', JSON.stringify(join(fixtures, name)), ...args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`)].join(' ')
 
 type Handler = { type: 'command'; command: string; timeout?: number }

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { cleanup, eventually, tempDir } from '@dshkit/testing'
 import { afterEach, describe, expect, test } from 'vitest'
-import { bootWith, fixtures, lines, put } from './sources-helpers.js'
+import { bootWith, fixtures, lines, put } from './setup.js'
 
 afterEach(cleanup)
 

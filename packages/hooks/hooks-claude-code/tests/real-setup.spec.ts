@@ -4,7 +4,7 @@ import { boot, cleanup, eventually, tempDir } from '@dshkit/testing'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import HooksClaudeCode, { type ConfigInput } from '../src/index.js'
-import { lines, put, recorder } from './sources-helpers.js'
+import { lines, put, recorder } from './setup.js'
 
 // A user's real layout: user settings, project and local settings, a plugin; tools named as Claude Code sees them.
 const saved = process.env.CLAUDE_CONFIG_DIR

@@ -4,7 +4,7 @@ import { cleanup, tempDir } from '@dshkit/testing'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import HooksClaudeCode from '../src/index.js'
-import { bootWith, fixtures, lines, put, recorder } from './sources-helpers.js'
+import { bootWith, fixtures, lines, put, recorder } from './setup.js'
 
 let home: string
 const saved = process.env.CLAUDE_CONFIG_DIR
