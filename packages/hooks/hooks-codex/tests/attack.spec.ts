@@ -1,28 +1,13 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { defineTool } from '@dshkit/tools'
-import { boot, cleanup, eventually, tempDir } from '@dshkit/testing'
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { boot, eventually, tempDir } from '@dshkit/testing'
+import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import HooksCodex, { type ConfigInput } from '../src/index.js'
+import { put, useCodexHome } from './setup.js'
 
-const saved = { CODEX_HOME: process.env.CODEX_HOME, SHELL: process.env.SHELL }
-beforeEach(async () => {
-  process.env.CODEX_HOME = await tempDir('codex-home-')
-  process.env.SHELL = '/bin/sh'
-})
-afterEach(async () => {
-  for (const [key, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[key]
-    else process.env[key] = value
-  }
-  await cleanup()
-})
-
-async function put(path: string, content: unknown) {
-  await mkdir(dirname(path), { recursive: true })
-  await writeFile(path, JSON.stringify(content))
-}
+useCodexHome()
 
 async function bootCodex(dir: string, config: Partial<ConfigInput>) {
   const tools = [defineTool({ name: 'shell', description: 'run', parameters: z.object({ command: z.string() }), execute: () => ({ stdout: '', stderr: '', exitCode: 0 }) })]

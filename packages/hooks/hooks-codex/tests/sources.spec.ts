@@ -1,36 +1,15 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineTool } from '@dshkit/tools'
-import { boot, cleanup, eventually, tempDir } from '@dshkit/testing'
+import { boot, eventually, tempDir } from '@dshkit/testing'
 import { Context } from 'cordis'
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import HooksCodex, { type ConfigInput } from '../src/index.js'
+import { lines, put, useCodexHome } from './setup.js'
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url))
-let codexHome: string
-const saved = { CODEX_HOME: process.env.CODEX_HOME, SHELL: process.env.SHELL }
-beforeEach(async () => {
-  // $CODEX_HOME holds the user hooks.json; a login sh keeps `$SHELL -lc` fast (a login bash here runs pyenv init).
-  codexHome = await tempDir('codex-home-')
-  process.env.CODEX_HOME = codexHome
-  process.env.SHELL = '/bin/sh'
-})
-afterEach(async () => {
-  for (const [key, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[key]
-    else process.env[key] = value
-  }
-  await cleanup()
-})
-
-async function put(path: string, content: unknown) {
-  await mkdir(dirname(path), { recursive: true })
-  await writeFile(path, typeof content === 'string' ? content : JSON.stringify(content))
-}
-
-const lines = async (file: string) => (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean)
+const codexHome = useCodexHome()
 
 /** fs_write / fs_edit (Codex hooks see them as apply_patch) and a `shell` tool (Bash) that records what it is asked to run. */
 async function bootCodex(config: Partial<ConfigInput>, projectDir?: string) {
@@ -82,7 +61,7 @@ describe('hooks.json sources', () => {
   test('the user ($CODEX_HOME) and project hooks.json both run, in that order of precedence', async () => {
     const dir = await tempDir('hooks-codex-sources-')
     const log = join(dir, 'hooks.log')
-    await put(join(codexHome, 'hooks.json'), { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `echo user >> '${log}'` }] }] } })
+    await put(join(codexHome(), 'hooks.json'), { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `echo user >> '${log}'` }] }] } })
     await put(join(dir, '.codex/hooks.json'), { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `echo project >> '${log}'` }] }] } })
     const { call } = await bootCodex({ sources: { user: true, project: true } }, dir)
     await call('shell', { command: 'ls' })
