@@ -1,10 +1,11 @@
 import type { JobInfo } from '@dshkit/jobs'
+import { escapeControls } from '@dshkit/tools'
 
 const MAX_COMMAND_CHARS = 120
 
-/** Control characters shown escaped, so a command cannot restyle what reads it. */
+/** Control characters, bidi marks and newlines shown escaped, so a command cannot restyle or forge what reads it. */
 export function visible(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+  return escapeControls(text)
 }
 
 /** `shell: npm test`, bounded. */
