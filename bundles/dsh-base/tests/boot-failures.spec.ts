@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import DshBase, { BootError, bootConfigFile, PluginStartError } from '../src/index.js'
+import { disposeTop, rejection } from './helpers.js'
 
 let dir: string
 let ctx: Context
@@ -13,12 +14,10 @@ beforeEach(async () => {
   ctx = new Context()
 })
 afterEach(async () => {
-  const top = [...ctx.registry.values()].flatMap((r) => [...r.fibers]).filter((f) => f.parent.fiber === ctx.fiber)
-  for (const fiber of top.reverse()) await fiber.dispose()
+  await disposeTop(ctx)
   await rm(dir, { recursive: true, force: true })
 })
 
-const rejection = (promise: PromiseLike<unknown>) => Promise.resolve(promise).then(() => undefined, (error) => error)
 
 /** A cordis.yml booting dsh-base (sandboxed to the temp dir) plus `extra` entries. */
 async function configWith(...extra: string[]) {

@@ -6,6 +6,7 @@ import { Context } from 'cordis'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import { z } from 'zod'
 import DshBase, { BootError, bootConfigFile, bootEntries, settle } from '../src/index.js'
+import { disposeTop } from './helpers.js'
 
 const yml = fileURLToPath(new URL('../cordis.yml', import.meta.url))
 const services = ['tools', 'session', 'loop', 'fs', 'approval', 'spill', 'toolResultPruner', 'shell']
@@ -18,8 +19,7 @@ beforeEach(async () => {
   ctx = new Context()
 })
 afterEach(async () => {
-  const top = [...ctx.registry.values()].flatMap((r) => [...r.fibers]).filter((f) => f.parent.fiber === ctx.fiber)
-  for (const fiber of top.reverse()) await fiber.dispose()
+  await disposeTop(ctx)
   await rm(dir, { recursive: true, force: true })
 })
 

@@ -5,6 +5,7 @@ import { Context } from 'cordis'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import type {} from '@dshkit/jobs'
 import DshBase from '../src/index.js'
+import { disposeTop } from './helpers.js'
 
 let dir: string
 let ctx: Context
@@ -14,8 +15,7 @@ beforeEach(async () => {
   ctx = new Context()
 })
 afterEach(async () => {
-  const top = [...ctx.registry.values()].flatMap((r) => [...r.fibers]).filter((f) => f.parent.fiber === ctx.fiber)
-  for (const fiber of top.reverse()) await fiber.dispose()
+  await disposeTop(ctx)
   await rm(dir, { recursive: true, force: true })
 })
 

@@ -9,6 +9,7 @@ import { strictConfig } from '@dshkit/tools'
 import SpillLocal, { LocalSpill } from '@dshkit/spill-local'
 import { MemorySessionStore, provideSession } from '@dshkit/session'
 import DshBase, { PluginStartError, SeamConflictError } from '../src/index.js'
+import { disposeTop, rejection } from './helpers.js'
 
 let dir: string
 let ctx: Context
@@ -19,12 +20,10 @@ beforeEach(async () => {
   ctx = new Context()
 })
 afterEach(async () => {
-  const top = [...ctx.registry.values()].flatMap((r) => [...r.fibers]).filter((f) => f.parent.fiber === ctx.fiber)
-  for (const fiber of top.reverse()) await fiber.dispose()
+  await disposeTop(ctx)
   await rm(dir, { recursive: true, force: true })
 })
 
-const rejection = (promise: PromiseLike<unknown>) => Promise.resolve(promise).then(() => undefined, (error) => error)
 const base = () => ({ 'fs-sandbox': { roots: [dir] }, 'user-approval': { responder: 'headless' as const } })
 
 /** A spill store of the user's own: a real LocalSpill, marked, under its own plugin name, after an async start. */

@@ -6,6 +6,7 @@ import { Context } from 'cordis'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import type {} from '@dshkit/shell'
 import DshBase from '../src/index.js'
+import { disposeTop, rejection } from './helpers.js'
 
 let dir: string
 let root: string
@@ -19,12 +20,10 @@ beforeEach(async () => {
   ctx = new Context()
 })
 afterEach(async () => {
-  const top = [...ctx.registry.values()].flatMap((r) => [...r.fibers]).filter((f) => f.parent.fiber === ctx.fiber)
-  for (const fiber of top.reverse()) await fiber.dispose()
+  await disposeTop(ctx)
   await rm(dir, { recursive: true, force: true })
 })
 
-const rejection = (promise: PromiseLike<unknown>) => Promise.resolve(promise).then(() => undefined, (error) => error)
 const base = () => ({ 'fs-sandbox': { roots: [root] }, 'user-approval': { responder: 'headless' as const } })
 const shellCall = async (command: string) => {
   const { results } = await ctx.loop.executeToolCalls([{ callId: 's', name: 'shell', arguments: { command } }])
