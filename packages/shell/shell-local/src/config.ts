@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { ShellDefaults } from '@dshkit/shell'
 import { strictConfig } from '@dshkit/tools'
 
 const MAX_TIMER_MS = 2 ** 31 - 1
@@ -34,3 +35,8 @@ export const Config = strictConfig({
 export type Config = z.infer<typeof Config>
 /** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
 export type ConfigInput = z.input<typeof Config>
+
+/** The per-command defaults a provider hands the seam, from the keys shell-local and shell-sandbox share. */
+export function commandDefaults(config: Pick<Config, 'defaultTimeoutMs' | 'maxOutputBytes' | 'graceMs'>): ShellDefaults {
+  return { timeoutMs: config.defaultTimeoutMs, maxOutputBytes: config.maxOutputBytes, graceMs: config.graceMs }
+}

@@ -31,3 +31,11 @@ export function findOnPath(program: string, path: string): string | undefined {
   }
   return undefined
 }
+
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}

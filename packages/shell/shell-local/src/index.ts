@@ -1,14 +1,13 @@
-import { statSync } from 'node:fs'
 import nodePath from 'node:path'
 import type { Context } from 'cordis'
 import { definePlugin } from '@dshkit/tools'
-import { Config, type ConfigInput } from './config.js'
-import { baseEnvironment, defaultShell } from './environment.js'
+import { Config, commandDefaults, type ConfigInput } from './config.js'
+import { baseEnvironment, defaultShell, isDirectory } from './environment.js'
 import { LocalShell } from './local.js'
 
 export { LocalShell, type LocalShellOptions } from './local.js'
-export { baseEnvironment, defaultShell } from './environment.js'
-export { Config, type ConfigInput } from './config.js'
+export { baseEnvironment, defaultShell, isDirectory } from './environment.js'
+export { Config, commandDefaults, type ConfigInput } from './config.js'
 
 export const name = 'shell-local'
 
@@ -23,16 +22,8 @@ export const apply = (ctx: Context, input?: ConfigInput) => {
     cwd,
     env,
     shell: config.shell ?? defaultShell(env.PATH),
-    defaults: { timeoutMs: config.defaultTimeoutMs, maxOutputBytes: config.maxOutputBytes, graceMs: config.graceMs },
+    defaults: commandDefaults(config),
   })
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory()
-  } catch {
-    return false
-  }
 }
 
 export default definePlugin({ name, Config, apply })

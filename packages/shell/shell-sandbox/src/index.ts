@@ -1,9 +1,9 @@
-import { accessSync, constants, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import nodePath from 'node:path'
 import type { Context } from 'cordis'
 import { Sandbox } from '@dshkit/fs-sandbox'
-import { baseEnvironment } from '@dshkit/shell-local'
+import { baseEnvironment, commandDefaults, isDirectory } from '@dshkit/shell-local'
 import { definePlugin } from '@dshkit/tools'
 import { sandboxFlags } from './args.js'
 import { Config, type ConfigInput } from './config.js'
@@ -55,18 +55,10 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
   new SandboxShell(ctx, {
     bwrapPath: config.bwrapPath, shell, cwd, denyScanLimit: config.denyScanLimit, layout, absoluteGlobs,
     env: baseEnvironment(config.inheritEnv, config.env),
-    defaults: { timeoutMs: config.defaultTimeoutMs, maxOutputBytes: config.maxOutputBytes, graceMs: config.graceMs },
+    defaults: commandDefaults(config),
     deniedBy: (path) => sandbox.deniedBy(path),
     covers: denyMatcher(config.deny, [...roots, ...readOnlyRoots]),
   })
-}
-
-function isDirectory(path: string) {
-  try {
-    return statSync(path).isDirectory()
-  } catch {
-    return false
-  }
 }
 
 function isExecutable(path: string) {
