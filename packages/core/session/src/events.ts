@@ -64,7 +64,36 @@ export interface JobSettledEvent {
   time: string
 }
 
+/** An approval ask (@dshkit/user-approval); with no later `approval/answered` for its requestId it was never answered. */
+export interface ApprovalRequestedEvent {
+  type: 'approval/requested'
+  requestId: string
+  callId: string
+  tool: string
+  /** sha256 of the canonical JSON of the call's arguments (the arguments themselves are in its `tool/call`). */
+  argumentsHash: string
+  /** One bounded, escaped line showing the call, for people. */
+  summary: string
+  source?: string
+  reason?: string
+  time: string
+}
+
+/** How an approval ask ended: `by` says who or what decided (responder, answer, grant, timeout, cancelled, stopped, error). */
+export interface ApprovalAnsweredEvent {
+  type: 'approval/answered'
+  requestId: string
+  callId: string
+  decision: 'allow' | 'deny'
+  by: string
+  reason?: string
+  /** The grant that answered, or the grant this answer created. */
+  grantId?: string
+  time: string
+}
+
 export type SessionEvent = ToolCallEvent | ToolResultEvent | ContextAddedEvent | JobStartedEvent | JobSettledEvent
+  | ApprovalRequestedEvent | ApprovalAnsweredEvent
 
 /** What `append` takes: an event whose `time` may be left out (it is then set to now). */
 export type SessionEventInput = SessionEvent extends infer E ? E extends SessionEvent ? Omit<E, 'time'> & { time?: string } : never : never
@@ -97,7 +126,15 @@ const eventSchema = z.discriminatedUnion('type', [
     type: z.literal('job/settled'), jobId: z.string().min(1), status: z.enum(['exited', 'killed', 'failed', 'lost']),
     exitCode: z.number().int().optional(), signal: z.string().optional(), error: z.string().optional(), reason: z.string().optional(), time,
   }),
-], { error: 'type must be "tool/call", "tool/result", "context/added", "job/started" or "job/settled"' })
+  z.object({
+    type: z.literal('approval/requested'), requestId: z.string().min(1), callId: z.string(), tool: z.string(), argumentsHash: z.string(),
+    summary: z.string(), source: z.string().optional(), reason: z.string().optional(), time,
+  }),
+  z.object({
+    type: z.literal('approval/answered'), requestId: z.string().min(1), callId: z.string(), decision: z.enum(['allow', 'deny']), by: z.string(),
+    reason: z.string().optional(), grantId: z.string().optional(), time,
+  }),
+], { error: 'type must be "tool/call", "tool/result", "context/added", "job/started", "job/settled", "approval/requested" or "approval/answered"' })
 
 /**
  * Validates an event and returns a deep-frozen JSON copy holding only the SPEC §6 fields.
