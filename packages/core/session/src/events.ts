@@ -37,6 +37,42 @@ export interface ContextAddedEvent {
   time: string
 }
 
+/** A file tool is about to change a file (@dshkit/tool-fs); recorded, durable, before the change happens. */
+export interface FsIntentEvent {
+  type: 'fs/write-intent' | 'fs/edit-intent'
+  callId: string
+  /** The real path (symlinks resolved) the call changes. */
+  path: string
+  /** sha256 (hex) of the file's content before, `absent` when there was no file, `unknown` when it could not be read. */
+  before: string
+  /** sha256 (hex) of the content the call writes. */
+  after: string
+  time: string
+}
+
+/** A file tool read a file (@dshkit/tool-fs): `hash` is the sha256 of the whole text it returned, left out for a partial read. */
+export interface FsObservedEvent {
+  type: 'fs/observed'
+  callId: string
+  path: string
+  hash?: string
+  partial?: boolean
+  time: string
+}
+
+/** A rewind of file changes (@dshkit/fs-checkpoint), recorded before it changes anything; `callId` is the rewind's own id. */
+export interface FsRewindEvent {
+  type: 'fs/rewind'
+  callId: string
+  /** The call whose before-state was restored. */
+  to: string
+  /** Each file the rewind changes: content hashes before and after, or `absent`. */
+  changes: { path: string; before: string; after: string }[]
+  time: string
+}
+
+export type FsSessionEvent = FsIntentEvent | FsObservedEvent | FsRewindEvent
+
 /** A background job was started (@dshkit/jobs); with no later `job/settled` for its jobId it was still running. */
 export interface JobStartedEvent {
   type: 'job/started'
@@ -92,7 +128,7 @@ export interface ApprovalAnsweredEvent {
   time: string
 }
 
-export type SessionEvent = ToolCallEvent | ToolResultEvent | ContextAddedEvent | JobStartedEvent | JobSettledEvent
+export type SessionEvent = ToolCallEvent | ToolResultEvent | ContextAddedEvent | JobStartedEvent | JobSettledEvent | FsSessionEvent
   | ApprovalRequestedEvent | ApprovalAnsweredEvent
 
 /** What `append` takes: an event whose `time` may be left out (it is then set to now). */
@@ -119,6 +155,15 @@ const eventSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('context/added'), source: z.string(), content: z.array(block), time }),
   z.object({
+    type: z.enum(['fs/write-intent', 'fs/edit-intent']), callId: z.string().min(1), path: z.string().min(1),
+    before: z.string().regex(/^([0-9a-f]{64}|absent|unknown)$/, 'must be a sha256 hex digest, "absent" or "unknown"'), after: z.string().regex(/^([0-9a-f]{64}|absent|unknown)$/, 'must be a sha256 hex digest, "absent" or "unknown"'), time,
+  }),
+  z.object({ type: z.literal('fs/observed'), callId: z.string().min(1), path: z.string().min(1), hash: z.string().optional(), partial: z.boolean().optional(), time }),
+  z.object({
+    type: z.literal('fs/rewind'), callId: z.string().min(1), to: z.string().min(1),
+    changes: z.array(z.object({ path: z.string().min(1), before: z.string().regex(/^([0-9a-f]{64}|absent|unknown)$/, 'must be a sha256 hex digest, "absent" or "unknown"'), after: z.string().regex(/^([0-9a-f]{64}|absent|unknown)$/, 'must be a sha256 hex digest, "absent" or "unknown"') })), time,
+  }),
+  z.object({
     type: z.literal('job/started'), jobId: z.string().min(1), owner: z.string(), command: z.string(), origin: z.string(),
     pid: z.number().int().optional(), pidStart: z.string().optional(), time,
   }),
@@ -134,7 +179,7 @@ const eventSchema = z.discriminatedUnion('type', [
     type: z.literal('approval/answered'), requestId: z.string().min(1), callId: z.string(), decision: z.enum(['allow', 'deny']), by: z.string(),
     reason: z.string().optional(), grantId: z.string().optional(), time,
   }),
-], { error: 'type must be "tool/call", "tool/result", "context/added", "job/started", "job/settled", "approval/requested" or "approval/answered"' })
+], { error: 'type must be "tool/call", "tool/result", "context/added", "fs/write-intent", "fs/edit-intent", "fs/observed", "fs/rewind", "job/started", "job/settled", "approval/requested" or "approval/answered"' })
 
 /**
  * Validates an event and returns a deep-frozen JSON copy holding only the SPEC §6 fields.
