@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { log } from './commands/log.js'
+import { mcpServe } from './commands/mcp.js'
 import { run } from './commands/run.js'
 import { tools } from './commands/tools.js'
 import { prepareDemo } from './demo.js'
@@ -21,6 +22,7 @@ export async function main(argv: string[]): Promise<number> {
         config: { type: 'string' },
         root: { type: 'string' },
         log: { type: 'string' },
+        http: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -52,6 +54,12 @@ export async function main(argv: string[]): Promise<number> {
       case 'tools':
         if (rest.length) throw new UsageError('tools takes no file')
         return await tools({ config: values.config, root: values.root, json: values.json })
+      case 'mcp': {
+        if (rest[0] !== 'serve' || rest.length > 1) throw new UsageError('mcp takes one subcommand: serve')
+        const port = values.http === undefined ? undefined : Number(values.http)
+        if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535 && values.http!.trim() !== '')) throw new UsageError(`--http takes a port number 0-65535 (0 = any free port), got ${JSON.stringify(values.http)}`)
+        return await mcpServe({ config: values.config, root: values.root, log: values.log, http: port })
+      }
       case 'log':
         if (rest.length !== 1) throw new UsageError('log takes exactly one SESSION.jsonl file')
         return await log({ file: rest[0], json: values.json })

@@ -4,6 +4,7 @@ Usage:
   dshkit run [CALLS.jsonl] [--config cordis.yml] [--root DIR] [--log session.jsonl] [--json]
   dshkit tools [--config cordis.yml] [--root DIR] [--json]
   dshkit log SESSION.jsonl|postgres://…#SESSION_ID [--json]
+  dshkit mcp serve [--config cordis.yml] [--root DIR] [--log session.jsonl] [--http PORT]
   dshkit <command> --help
 
 With no CALLS file, \`dshkit run\` runs the bundled demo in a temporary copy of its workspace.
@@ -39,4 +40,19 @@ Replays a session log without changing it: every call with its result, context m
 calls that were started but never finished (interrupted by a crash). A postgres:// location reads
 one session of @dshkit/session-store-postgres (the id after #, percent-encoded); without #SESSION_ID
 it lists the sessions stored there.`,
+  mcp: `dshkit mcp serve [options]
+
+Serves the registered tools to an MCP client (Claude Code, Codex, ...). Every call runs through the
+pipeline: permission rules, sandbox, hooks, approval (asked through the client when it supports
+elicitation), timeouts, spill (spill_read is one of the tools) and the session log.
+
+  --config FILE   boot from a cordis.yml instead of the embedded dsh-base default
+  --root DIR      sandbox root and working directory for file tools (default: current directory)
+  --log FILE      session log (JSONL) to append every call and result to
+  --http PORT     Streamable HTTP at http://127.0.0.1:PORT/mcp (0 = any free port) instead of stdio;
+                  every request needs the header Authorization: Bearer TOKEN (printed on stderr,
+                  or fixed with DSHKIT_MCP_TOKEN, at least 32 characters)
+
+On stdio, stdout carries only MCP messages; everything else goes to stderr. It serves until the
+client closes stdin (stdio) or until Ctrl-C / SIGTERM (HTTP).`,
 }

@@ -1,0 +1,48 @@
+import McpServer, { type McpServerService } from '@dshkit/mcp-server'
+import { bootRuntime, shutdown, type BootOptions } from '../runtime.js'
+import { visible } from '../terminal.js'
+
+export interface McpServeOptions extends BootOptions {
+  /** Streamable HTTP on this loopback port (0 = any free one) instead of stdio. */
+  http?: number
+}
+
+const say = (line: string) => process.stderr.write(`dshkit: ${visible(line)}\n`)
+
+/** `dshkit mcp serve`: the composition's tools over MCP until the client leaves (stdio) or a signal (HTTP). */
+export async function mcpServe(options: McpServeOptions): Promise<number> {
+  const stdio = options.http === undefined
+  const { ctx, problems } = await bootRuntime(options)
+  for (const problem of problems) say(problem)
+  try {
+    const approval = ctx.get('approval') as { responder?: string } | undefined
+    if (stdio && approval?.responder === 'tty') {
+      say('the approval responder is the terminal (tty), but in stdio mode stdin and stdout carry MCP; start dshkit mcp serve from an MCP client (stdin not a terminal), set user-approval responder: headless, or use --http PORT')
+      return 1
+    }
+    if (!ctx.get('mcpServer')) await ctx.plugin(McpServer, {})
+    const server = ctx.get('mcpServer') as McpServerService | undefined
+    if (!server) throw new Error('@dshkit/mcp-server did not start; see the lines above')
+    const stop = new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('interrupted'))
+      process.once('SIGTERM', () => resolve('terminated'))
+    })
+    if (stdio) {
+      const connection = await server.serveStdio()
+      say(`serving ${ctx.tools.list().length} tools over MCP on stdio${options.log ? `; session log: ${options.log}` : ''}`)
+      await Promise.race([connection.closed, stop])
+      await connection.close()
+    } else {
+      // A fixed token lets a client's saved config keep working across restarts.
+      const endpoint = await server.listen({ port: options.http, token: process.env.DSHKIT_MCP_TOKEN || undefined })
+      say(`serving ${ctx.tools.list().length} tools over MCP (Streamable HTTP) at ${endpoint.url}`)
+      say(`send the header  Authorization: Bearer ${endpoint.token}`)
+      say(`stop with Ctrl-C${options.log ? `; session log: ${options.log}` : ''}`)
+      await stop
+      await endpoint.close()
+    }
+    return 0
+  } finally {
+    await shutdown(ctx)
+  }
+}

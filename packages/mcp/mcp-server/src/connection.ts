@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto'
+import type { Context } from 'cordis'
+import type { ToolExecutionResult } from '@dshkit/tools'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js'
+import type { Config } from './config.js'
+import { elicitationResponder, type CallOrigin } from './elicit.js'
+import { toCallToolResult } from './result.js'
+import { listTools } from './tool-list.js'
+
+interface Loop {
+  executeToolCalls(calls: { callId: string; name: string; arguments: unknown }[], options: { signal: AbortSignal }): Promise<{ results: ToolExecutionResult[] }>
+}
+interface Approval {
+  respond?(responder: (request: any, signal: AbortSignal) => unknown): () => void
+}
+
+/** One MCP client: an SDK `Server` on one transport, serving the registry through the pipeline. */
+export class McpConnection {
+  readonly server: Server
+  /** Calls in flight by callId, so approval questions go to the client that made the call. */
+  private readonly calls = new Map<string, CallOrigin>()
+  /** Per request, so a transport that sees its client go away (an HTTP response closed early) can abort just those calls. */
+  private readonly inflight = new Map<RequestId, AbortController>()
+  private readonly disposers: (() => void)[] = []
+  private closedResolve!: () => void
+  /** Resolves once the transport closed (client gone, or `close()`); every call in flight was aborted. */
+  readonly closed = new Promise<void>((resolve) => (this.closedResolve = resolve))
+
+  constructor(private readonly ctx: Context, config: Config, readonly label: string) {
+    const server = this.server = new Server({ name: config.name, version: '0.1.0' }, {
+      capabilities: { tools: { listChanged: true } },
+      instructions: 'Tools served by dshkit: every call runs through its permission rules, sandbox, hooks, approval, timeouts and session log.',
+    })
+    const tools = ctx.tools
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools(tools) }))
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const callId = `mcp-${randomUUID()}`
+      const { name, arguments: args = {} } = request.params
+      const controller = new AbortController()
+      const cancelled = () => controller.abort(extra.signal.reason ?? new Error('the MCP client cancelled the call'))
+      if (extra.signal.aborted) cancelled()
+      else extra.signal.addEventListener('abort', cancelled, { once: true })
+      this.calls.set(callId, { requestId: extra.requestId })
+      this.inflight.set(extra.requestId, controller)
+      try {
+        const result = await this.execute(callId, name, args, controller.signal)
+        return toCallToolResult(callId, result)
+      } finally {
+        extra.signal.removeEventListener('abort', cancelled)
+        this.calls.delete(callId)
+        this.inflight.delete(extra.requestId)
+      }
+    })
+    server.oninitialized = () => {
+      const approval = ctx.get('approval') as Approval | undefined
+      if (config.elicitation && server.getClientCapabilities()?.elicitation && typeof approval?.respond === 'function') {
+        this.disposers.push(approval.respond(elicitationResponder(server, this.calls)))
+      }
+    }
+    server.onclose = () => {
+      for (const dispose of this.disposers.splice(0)) dispose()
+      this.closedResolve()
+    }
+    server.onerror = (error) => ctx.logger('mcp-server').warn(`${label}: ${error.message}`)
+  }
+
+  /** Through the agent loop when there is one (the call is in the session log before it runs), else the registry. */
+  private async execute(callId: string, name: string, args: unknown, signal: AbortSignal): Promise<ToolExecutionResult> {
+    const loop = this.ctx.get('loop') as Loop | undefined
+    if (loop) return (await loop.executeToolCalls([{ callId, name, arguments: args }], { signal })).results[0]
+    return this.ctx.tools.execute({ callId, name, arguments: args, signal })
+  }
+
+  /** Aborts one call in flight (its client went away); unknown ids are ignored. */
+  abortRequest(id: RequestId, reason: string): void {
+    this.inflight.get(id)?.abort(new Error(reason))
+  }
+
+  connect(transport: Transport): Promise<void> {
+    return this.server.connect(transport)
+  }
+
+  /** Tells the client the tool list changed (ignored before it initialized or after it left). */
+  toolsChanged(): void {
+    this.server.sendToolListChanged().catch(() => {})
+  }
+
+  close(): Promise<void> {
+    return this.server.close()
+  }
+}

@@ -1,0 +1,24 @@
+import type { Context } from 'cordis'
+import { definePlugin } from '@dshkit/tools'
+import { Config, type ConfigInput } from './config.js'
+import { McpServerService } from './service.js'
+
+export { Config, type ConfigInput } from './config.js'
+export { McpServerService }
+export { McpConnection } from './connection.js'
+export type { HttpEndpoint, ListenOptions } from './http.js'
+export type { StdioOptions } from './stdio.js'
+export { annotationsOf, type ToolAnnotations } from './annotations.js'
+export { listTools, type McpTool } from './tool-list.js'
+export { toCallToolResult } from './result.js'
+export { approvalMessage } from './elicit.js'
+
+export const name = 'mcp-server'
+export const inject = ['tools']
+
+// An arrow: cordis calls a `function` declaration with `new`. Parsing again keeps apply honest when called directly.
+export const apply = (ctx: Context, input?: ConfigInput) => {
+  new McpServerService(ctx, Config.parse(input))
+}
+
+export default definePlugin({ name, inject, Config, apply })
