@@ -7,6 +7,7 @@ import { MemorySessionStore } from './store.js'
 export * from './events.js'
 export * from './store.js'
 export { SessionService, provideSession, outcomeUnknown, OUTCOME_UNKNOWN } from './service.js'
+export { SessionNotDurableError } from './errors.js'
 export { Config, type ConfigInput } from './config.js'
 
 export const name = 'session'

@@ -3,6 +3,7 @@ import {
   checkSessionEvent, type SessionEvent, type SessionEventInput, type ToolCallEvent, type ToolResultEvent,
 } from './events.js'
 import { isSessionStore, type SessionStore } from './store.js'
+import { closedError, SessionNotDurableError } from './errors.js'
 
 declare module 'cordis' {
   interface Context {
@@ -32,6 +33,14 @@ export class SessionService extends Service {
   private closing: Promise<void> | undefined
   private closed = false
   private readonly holds = new Set<Promise<void>>()
+  // Whether the store takes overlapping appends (read once: the hot path skips the property lookup).
+  private readonly concurrent: boolean
+  // What later appends wait for before they reach a concurrent store: load, or a repair() in progress.
+  private gate: Promise<unknown>
+  // Appends not settled yet: what flush() waits for.
+  private readonly outstanding = new Set<Promise<unknown>>()
+  // Calls whose tool/call append was refused and never kept since.
+  private readonly refusedCalls = new Set<string>()
 
   constructor(ctx: Context, store: SessionStore) {
     super(ctx, 'session')
@@ -39,9 +48,10 @@ export class SessionService extends Service {
       throw new TypeError('the session needs a SessionStore: an object with load(), append(event) and optionally close()')
     }
     this.store = store
+    this.concurrent = store.concurrentAppends === true
     this.logger = ctx.logger('session')
     this.ready = this.open()
-    this.tail = this.ready.catch(noop)
+    this.tail = this.gate = this.ready.catch(noop)
     ctx.effect(() => () => this.close(), 'session store')
   }
 
@@ -53,12 +63,32 @@ export class SessionService extends Service {
     } catch (error) {
       return Promise.reject(error)
     }
-    if (checked.type !== 'tool/call') return this.enqueue(() => this.write(checked))
-    this.live.add(checked.callId)
-    return this.enqueue(() => this.write(checked)).catch((error) => {
-      this.live.delete(checked.callId)
+    const run = this.track(this.concurrent ? this.hand(checked) : this.enqueue(() => this.write(checked)))
+    if (checked.type !== 'tool/call') return run
+    const { callId } = checked
+    this.live.add(callId)
+    return run.catch((error) => {
+      this.live.delete(callId)
+      this.refusedCalls.add(callId)
       throw error
     })
+  }
+
+  /**
+   * A barrier: resolves once every event appended before this call is durable (immediately when
+   * nothing is in flight); rejects with SessionNotDurableError when one of them could not be kept.
+   */
+  flush(): Promise<void> {
+    const waiting = [this.ready, ...this.outstanding]
+    return Promise.allSettled(waiting).then((settled) => {
+      const failed = settled.filter((outcome) => outcome.status === 'rejected')
+      if (failed.length) throw new SessionNotDurableError(failed.length, failed[0].reason)
+    })
+  }
+
+  /** True when appending this call's `tool/call` was refused (store failure, closed session) and none was kept since. */
+  refused(callId: string): boolean {
+    return this.refusedCalls.has(callId)
   }
 
   /** A snapshot of every durable event, oldest first. */
@@ -85,13 +115,36 @@ export class SessionService extends Service {
    * with a failed `TOOL_OUTCOME_UNKNOWN` result; resolves with the results it wrote.
    */
   repair(): Promise<ToolResultEvent[]> {
-    return this.enqueue(() => this.repairNow())
+    const run = this.enqueue(() => this.repairNow())
+    // Appends made after this call reach a concurrent store only after the repair, keeping call order.
+    if (this.concurrent) this.gate = run.catch(noop)
+    return run
   }
 
   private enqueue<T>(task: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('the session is closed (its plugin was disposed); nothing more can be appended'))
+    if (this.closed) return Promise.reject(closedError())
     const run = this.tail.then(() => this.ready).then(task)
     this.tail = run.catch(noop)
+    return run
+  }
+
+  /** For a store that takes overlapping appends: handed over at once, in call order; remembered in call order once durable. */
+  private hand<E extends SessionEvent>(event: E): Promise<E> {
+    if (this.closed) return Promise.reject(closedError())
+    const durable = this.gate.then(() => this.ready).then(() => this.store.append(event))
+    durable.catch(noop) // observed below once earlier appends settled; never an unhandled rejection meanwhile
+    const run = this.tail.then(() => durable).then(() => {
+      this.remember(event)
+      return event
+    })
+    this.tail = run.catch(noop)
+    return run
+  }
+
+  private track<T>(run: Promise<T>): Promise<T> {
+    this.outstanding.add(run)
+    const settle = () => this.outstanding.delete(run)
+    run.then(settle, settle)
     return run
   }
 
@@ -104,6 +157,7 @@ export class SessionService extends Service {
   private remember(event: SessionEvent) {
     this.log.push(event)
     if (event.type === 'tool/call') {
+      this.refusedCalls.delete(event.callId)
       this.pending.delete(event.callId) // keep log order when a callId is reused
       this.pending.set(event.callId, event)
     } else if (event.type === 'tool/result') {

@@ -2,13 +2,20 @@ import type { SessionEvent } from './events.js'
 
 /**
  * The seam a session store provider implements. The session service calls `load` once before
- * anything else, then `append` one event at a time (never overlapping), then `close` on dispose.
+ * anything else, then `append` one event at a time (never overlapping) unless the store says
+ * `concurrentAppends`, then `close` on dispose.
  */
 export interface SessionStore {
   /** Every event recorded so far, oldest first. Throw to refuse to open (locked, corrupt). */
   load(): Promise<SessionEvent[]>
   /** Resolves only once the event is durable; reject if it could not be kept. */
   append(event: SessionEvent): Promise<void>
+  /**
+   * True: `append` may be called again before earlier appends settled (so the store can batch them,
+   * e.g. one write and one fsync for many). The store must then keep events in call order, and an
+   * append it rejects must leave nothing in the log ahead of a later event it keeps.
+   */
+  readonly concurrentAppends?: boolean
   /** Releases files, locks, connections. Called once, after the last append settled. */
   close?(): Promise<void>
 }
@@ -17,10 +24,13 @@ export function isSessionStore(value: unknown): value is SessionStore {
   const store = value as SessionStore
   return !!store && typeof store === 'object' && typeof store.load === 'function' && typeof store.append === 'function'
     && (store.close === undefined || typeof store.close === 'function')
+    && (store.concurrentAppends === undefined || typeof store.concurrentAppends === 'boolean')
 }
 
 /** The default store: events live as long as the process. */
 export class MemorySessionStore implements SessionStore {
+  /** Appends are kept at once, in call order: nothing to wait for, so nothing is serialized. */
+  readonly concurrentAppends = true
   private readonly log: SessionEvent[]
 
   /** `events` seeds the store, e.g. to resume from a log kept elsewhere. */
