@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { log } from './commands/log.js'
 import { mcpServe } from './commands/mcp.js'
 import { run } from './commands/run.js'
+import { stats } from './commands/stats.js'
 import { tools } from './commands/tools.js'
 import { prepareDemo } from './demo.js'
 import { visible } from './terminal.js'
@@ -63,6 +64,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'log':
         if (rest.length !== 1) throw new UsageError('log takes exactly one SESSION.jsonl file')
         return await log({ file: rest[0], json: values.json })
+      case 'stats':
+        if (rest.length !== 1) throw new UsageError('stats takes exactly one SESSION.jsonl file (or postgres://…#SESSION_ID)')
+        return await stats({ file: rest[0], json: values.json })
     }
   } catch (error) {
     if (error instanceof UsageError) return usage(error.message)

@@ -4,6 +4,7 @@ Usage:
   dshkit run [CALLS.jsonl] [--config cordis.yml] [--root DIR] [--log session.jsonl] [--json]
   dshkit tools [--config cordis.yml] [--root DIR] [--json]
   dshkit log SESSION.jsonl|postgres://…#SESSION_ID [--json]
+  dshkit stats SESSION.jsonl|postgres://…#SESSION_ID [--json]
   dshkit mcp serve [--config cordis.yml] [--root DIR] [--log session.jsonl] [--http PORT]
   dshkit <command> --help
 
@@ -40,6 +41,13 @@ Replays a session log without changing it: every call with its result, context m
 calls that were started but never finished (interrupted by a crash). A postgres:// location reads
 one session of @dshkit/session-store-postgres (the id after #, percent-encoded); without #SESSION_ID
 it lists the sessions stored there.`,
+  stats: `dshkit stats SESSION.jsonl [--json]
+       dshkit stats 'postgres://USER@HOST/DB[?schema=NAME]#SESSION_ID' [--json]
+
+Counts, per tool, the calls that were allowed, denied, asked about, failed, timed out, spilled and
+interrupted, with latency percentiles (p50/p90/p99, from each tool/call to its tool/result); and per
+plugin and rule, how often each allowed, denied, asked or did something else (from meta.trace when
+the log has it, otherwise from who decided each failure). --json prints one {"type":"stats"} object.`,
   mcp: `dshkit mcp serve [options]
 
 Serves the registered tools to an MCP client (Claude Code, Codex, ...). Every call runs through the
