@@ -47,7 +47,7 @@ export function parseSessionLog(data: Uint8Array, path: string): ParsedLog {
     try {
       value = JSON.parse(text)
     } catch (error) {
-      // Appends never overlap, so a crash tears at most one line: a second bad line is damage, not a torn write.
+      // Writes never overlap (a group commit is one write of whole lines), so a crash tears at most one line: a second bad line is damage.
       if (tornLine) throw new SessionLogCorruptError(path, tornLine.line, tornLine.reason)
       tornLine = { line, reason: `not JSON: ${(error as Error).message}` }
       continue
