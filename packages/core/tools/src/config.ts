@@ -64,6 +64,11 @@ export function editDistance(a: string, b: string): number {
   return previous[b.length]
 }
 
-/** The tools plugin's own config: it takes none, and says so for any key. */
-export const Config = z.strictObject({}, { error: (issue) => issue.code === 'unrecognized_keys' ? `@dshkit/tools takes no config (got ${issue.keys.join(', ')})` : undefined }).prefault({})
+/** The tools plugin's own config. */
+export const Config = strictConfig({
+  trace: z.boolean().default(false)
+    .describe('every result carries meta.trace: each plugin that took part, its phase, decision and time (off: no cost)'),
+}).prefault({})
 export type Config = z.infer<typeof Config>
+/** What a user may pass (every key optional). */
+export type ConfigInput = z.input<typeof Config>

@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import { definePlugin } from './plugin.js'
-import { Config } from './config.js'
+import { Config, type ConfigInput } from './config.js'
 import { ToolRuntime } from './runtime.js'
 
 export * from './types.js'
@@ -13,12 +13,14 @@ export { joinText, replaceText } from './content.js'
 export { fuseSignals, neverAborted } from './signals.js'
 export { strictConfig, unknownKeyMessage, closestKey, editDistance, type StrictConfigOptions } from './config.js'
 export { escapeControls } from './terminal.js'
-export { Config, ToolRuntime }
+export type { TraceDecision, TraceEntry, TracePhase } from './trace.js'
+export type { ExplainDecision, Explanation } from './explain.js'
+export { Config, ToolRuntime, type ConfigInput }
 
 export const name = 'tools'
 
-export const apply = (ctx: Context) => {
-  new ToolRuntime(ctx)
+export const apply = (ctx: Context, config?: ConfigInput) => {
+  new ToolRuntime(ctx, config)
 }
 
 export default definePlugin({ name, Config, apply })

@@ -1,4 +1,5 @@
 import type { Decider, JsonValue } from './types.js'
+import type { TraceEntry } from './trace.js'
 
 // The `meta` keys first-party plugins write on a result, as types a reader can narrow `result.meta` to.
 
@@ -12,6 +13,8 @@ export interface CoreMeta {
   finalizeError?: string
   /** `false` on a TOOL_ERROR the tool marked permanent: retry-policy does not retry it. */
   retryable?: false
+  /** With config `trace: true`: each plugin that took part, in the order their turns started. */
+  trace?: TraceEntry[]
 }
 
 /** `meta.spill` (spill-policy): the output was stored and previewed, or it could not be kept. */

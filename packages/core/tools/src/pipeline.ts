@@ -8,13 +8,13 @@ import { fuseSignals, neverAborted, onAbort } from './signals.js'
 import { claimPost } from './post.js'
 import { isAbortSignal, makeExecution, prepareCall, preparedBy, type Checked, type RegisteredTool } from './prepare.js'
 export type { RegisteredTool } from './prepare.js'
-import { hookSource, isListenerError, runWaterfall } from './waterfall.js'
+import { hookSource, isListenerError, runWaterfall, type WaterfallTrace } from './waterfall.js'
+import { readDetail, Trace } from './trace.js'
 import { isRewrite, MAX_REWRITES, readRewrite, rewriteExecution, tooManyRewrites, withRewriteMeta, type Rewrite } from './rewrite.js'
 import type { ListenerLists, ToolEvent } from './listeners.js'
 import type {
-  ApprovalService, ContextMessage, ExecuteInput, PreparedCall, PreToolDecision,
-  ToolDefinition, ToolExecution, ToolExecutionResult, ToolFailure, ToolGuard,
-  ToolRunContext,
+  ApprovalService, ContextMessage, ExecuteInput, JsonValue, PostToolDecision, PreparedCall, PreToolDecision,
+  ToolExecution, ToolExecutionResult, ToolFailure, ToolGuard, ToolRunContext,
 } from './types.js'
 
 export interface RegisteredGuard { guard: ToolGuard; source: string }
@@ -31,6 +31,8 @@ export interface PipelineState {
   inScope(hook: Hook): boolean
   approval(): ApprovalService | undefined
   logger: Logger
+  /** `meta.trace` on every result (config `trace`); off, no call allocates or measures anything for it. */
+  trace: boolean
 }
 
 const ALLOW: PreToolDecision = Object.freeze({ kind: 'allow' })
@@ -53,19 +55,23 @@ function reportTo(state: PipelineState, event: string) {
   return { event, warn: (message: string) => state.logger.warn('%s', message) }
 }
 
+/** Step 1: the checked call, from a raw input or a call `prepare()` made (prepared again if its tool was replaced since). */
+export function checkCall(state: PipelineState, input: ExecuteInput | PreparedCall): Checked | Promise<Checked> {
+  const known = preparedBy(input)
+  if (known && state.tools.get((input as PreparedCall).name) === known.entry) return { ...input as PreparedCall, entry: known.entry }
+  return prepareCall(state.tools, known ? known.raw : input as ExecuteInput)
+}
+
 /** Steps 1–10 of the pipeline; never throws, always one frozen result and one `tools/result`. */
 export async function runPipeline(state: PipelineState, input: ExecuteInput | PreparedCall): Promise<ToolExecutionResult> {
-  let call: Checked | Promise<Checked>
-  const known = preparedBy(input)
-  // Prepared against a registration that is gone or replaced since: prepare again against the current one.
-  if (known && state.tools.get((input as PreparedCall).name) === known.entry) call = { ...input as PreparedCall, entry: known.entry }
-  else call = prepareCall(state.tools, known ? known.raw : input as ExecuteInput)
+  let call = checkCall(state, input)
   if (call instanceof Promise) call = await call
   let exec = makeExecution(call)
   const { entry } = call
+  const trace = state.trace ? new Trace() : undefined
   let result: ToolExecutionResult
   try {
-    result = call.failure ?? await judge(state, exec, entry!)
+    result = call.failure ?? await judge(state, exec, entry!, trace)
     // Arguments rewritten by a pre-execute listener: the observers see the execution that ran.
     exec = rewritten.get(result) ?? exec
   } catch (error) {
@@ -73,23 +79,23 @@ export async function runPipeline(state: PipelineState, input: ExecuteInput | Pr
     state.logger.error('pipeline defect for %s: %s', exec.name, errorMessage(error))
     result = decided(toolFailure('PIPELINE_ERROR', `internal error in @dshkit/tools: ${errorMessage(error)}`, 'tools'), 'registry')
   }
-  return finish(state, exec, entry?.def, result)
+  return finish(state, exec, entry, result, trace)
 }
 
 /** The final execution of a call whose arguments were rewritten, by its result. */
 const rewritten = new WeakMap<ToolExecutionResult, ToolExecution>()
 
-async function judge(state: PipelineState, exec: ToolExecution, entry: RegisteredTool) {
+async function judge(state: PipelineState, exec: ToolExecution, entry: RegisteredTool, trace: Trace | undefined) {
   if (exec.signal.aborted) return abortedBeforeDispatch(exec)
-  const outcome = await preExecute(state, exec)
-  if (isRewrite(outcome)) return judgeRewritten(state, exec, entry, outcome)
+  const outcome = await preExecute(state, exec, trace)
+  if (isRewrite(outcome)) return judgeRewritten(state, exec, entry, outcome, trace)
   if (outcome?.error.code === 'ABORTED_BEFORE_DISPATCH') return outcome
-  const result = outcome ?? await dispatch(state, exec, entry, exec.input)
-  return postExecute(state, exec, result)
+  const result = outcome ?? await dispatch(state, exec, entry, exec.input, trace)
+  return postExecute(state, exec, result, trace)
 }
 
 /** Off the hot path: each rewrite is a new input, validated and judged again by every listener and guard. */
-async function judgeRewritten(state: PipelineState, exec: ToolExecution, entry: RegisteredTool, rewrite: Rewrite) {
+async function judgeRewritten(state: PipelineState, exec: ToolExecution, entry: RegisteredTool, rewrite: Rewrite, trace: Trace | undefined) {
   const by: string[] = []
   let outcome: ToolFailure | Rewrite | undefined = rewrite
   while (isRewrite(outcome)) {
@@ -104,11 +110,11 @@ async function judgeRewritten(state: PipelineState, exec: ToolExecution, entry: 
     }
     by.push(outcome.source)
     exec = next
-    outcome = await preExecute(state, exec)
+    outcome = await preExecute(state, exec, trace)
   }
   if (outcome?.error.code === 'ABORTED_BEFORE_DISPATCH') return note(withRewriteMeta(outcome, by, exec), exec)
-  const result = outcome ?? await dispatch(state, exec, entry, exec.input)
-  return note(withRewriteMeta(await postExecute(state, exec, result), by, exec), exec)
+  const result = outcome ?? await dispatch(state, exec, entry, exec.input, trace)
+  return note(withRewriteMeta(await postExecute(state, exec, result, trace), by, exec), exec)
 }
 
 function isExecution(value: ToolExecution | ToolFailure): value is ToolExecution {
@@ -120,7 +126,7 @@ function note(result: ToolExecutionResult, exec: ToolExecution) {
   return result
 }
 
-function abortedBeforeDispatch(exec: ToolExecution) {
+export function abortedBeforeDispatch(exec: ToolExecution) {
   return decided(toolFailure('ABORTED_BEFORE_DISPATCH', `${exec.name} was cancelled before it started`, 'caller'), 'registry')
 }
 
@@ -157,13 +163,17 @@ function rewriteOf(inner: PreToolDecision | undefined): PreToolDecision | undefi
   return inner?.kind === 'allow' && inner.updatedArguments !== undefined ? inner : undefined
 }
 
-/** Steps 3–5: listeners, then guards, then approval for `ask`. Returns a failure, new arguments to judge, or nothing to go on. */
-async function preExecute(state: PipelineState, exec: ToolExecution): Promise<ToolFailure | Rewrite | undefined> {
+/**
+ * Steps 3–5: listeners, then guards, then approval for `ask`. Returns a failure, new arguments to judge, or nothing to go on.
+ * In a dry run (`trace.dryRun`) approval is not asked: the ask is kept on the trace for explain.
+ */
+export async function preExecute(state: PipelineState, exec: ToolExecution, trace: Trace | undefined): Promise<ToolFailure | Rewrite | undefined> {
   const hooks = listeners(state, 'tools/pre-execute')
   let decision = ALLOW
   if (hooks) {
     try {
-      decision = await runWaterfall(hooks, [exec], allow, claimPre, { report: reportTo(state, 'tools/pre-execute') })
+      const report = reportTo(state, 'tools/pre-execute')
+      decision = await runWaterfall(hooks, [exec], allow, claimPre, trace ? { report, trace: { trace, phase: 'pre-execute', group: trace.group(), read: readPre } } : { report })
     } catch (error) {
       return pipelineError(error, 'tools/pre-execute', 'listener')
     }
@@ -176,31 +186,73 @@ async function preExecute(state: PipelineState, exec: ToolExecution): Promise<To
     if (rewrite) return rewrite
   }
   // Guards run before anyone is asked, so nobody approves a call a guard forbids anyway.
-  const guardDenial = checkGuards(state, exec)
+  const guardDenial = trace ? checkGuardsTraced(state, exec, trace) : checkGuards(state, exec)
   if (guardDenial) return guardDenial
-  if (decision.kind === 'ask') return ask(state, exec, decision)
+  if (decision.kind === 'ask') return trace ? askTraced(state, exec, decision, trace) : ask(state, exec, decision)
+}
+
+/** What a pre-execute listener's turn decided: `pass` when it comes to what its inner listeners decided. */
+function readPre(value: unknown, claimed: PreToolDecision, inner: PreToolDecision | undefined, _calls: number, passed: boolean): ReturnType<WaterfallTrace<PreToolDecision>['read']> {
+  const detail = passed ? undefined : readDetail(value)
+  if (passed || (inner && sameDecision(claimed, inner))) return { decision: 'pass', fields: { detail } }
+  if (claimed.kind === 'allow') return { decision: claimed.updatedArguments === undefined ? 'allow' : 'rewrite', fields: { detail } }
+  return { decision: claimed.kind, fields: { reason: claimed.reason, detail } }
+}
+
+function sameDecision(a: PreToolDecision, b: PreToolDecision): boolean {
+  if (a === b) return true
+  if (a.kind !== b.kind || a.source !== b.source) return false
+  if (a.kind === 'allow') return a.updatedArguments === (b as typeof a).updatedArguments
+  return a.reason === (b as typeof a).reason
 }
 
 function checkGuards(state: PipelineState, exec: ToolExecution): ToolFailure | undefined {
   for (const { guard, source } of state.guards) {
-    let reason: string | undefined
-    try {
-      reason = guard(exec)
-    } catch (error) {
-      return denied(`guard of ${source} failed, so the call is denied: ${errorMessage(error)}`, source, 'guard')
-    }
-    if (isThenable(reason)) {
-      // A promise would read as "[object Promise]": say what went wrong, and deny (fail closed).
-      Promise.resolve(reason).catch(noop)
-      return denied(`guard of ${source} returned a Promise; guards are synchronous (use a tools/pre-execute listener for async checks)`, source, 'guard')
-    }
-    if (reason !== undefined) return denied(typeof reason === 'string' ? reason : errorMessage(reason), source, 'guard')
+    const denial = runGuard(guard, source, exec)
+    if (denial) return denial.failure
   }
+}
+
+/** The same guards, each turn on the trace. */
+function checkGuardsTraced(state: PipelineState, exec: ToolExecution, trace: Trace): ToolFailure | undefined {
+  for (const { guard, source } of state.guards) {
+    const record = trace.open('guard', source)
+    const denial = runGuard(guard, source, exec)
+    if (!denial) {
+      trace.close(record, 'pass')
+      continue
+    }
+    trace.close(record, 'deny', { reason: denial.failure.error.message, detail: denial.detail })
+    return denial.failure
+  }
+}
+
+function runGuard(guard: ToolGuard, source: string, exec: ToolExecution): { failure: ToolFailure; detail?: ReturnType<typeof readDetail> } | undefined {
+  let reason: ReturnType<ToolGuard>
+  try {
+    reason = guard(exec)
+  } catch (error) {
+    return { failure: denied(`guard of ${source} failed, so the call is denied: ${errorMessage(error)}`, source, 'guard') }
+  }
+  if (reason === undefined) return
+  if (isThenable(reason)) {
+    // A promise would read as "[object Promise]": say what went wrong, and deny (fail closed).
+    Promise.resolve(reason).catch(noop)
+    return { failure: denied(`guard of ${source} returned a Promise; guards are synchronous (use a tools/pre-execute listener for async checks)`, source, 'guard') }
+  }
+  if (typeof reason === 'string') return { failure: denied(reason, source, 'guard') }
+  // A GuardDenial: its reason denies; its detail is for the trace.
+  const text = safeProperty(reason, 'reason')
+  return { failure: denied(typeof text === 'string' ? text : errorMessage(reason), source, 'guard'), detail: readDetail(reason) }
+}
+
+function askedText(decision: Extract<PreToolDecision, { kind: 'ask' }>) {
+  return `${decision.source} asked for approval${decision.reason ? ` (${decision.reason})` : ''}`
 }
 
 async function ask(state: PipelineState, exec: ToolExecution, decision: Extract<PreToolDecision, { kind: 'ask' }>) {
   const approval = state.approval()
-  const asked = `${decision.source} asked for approval${decision.reason ? ` (${decision.reason})` : ''}`
+  const asked = askedText(decision)
   if (typeof approval?.request !== 'function') {
     return denied(`${asked}, but no approval service is installed to answer`, 'approval', 'approval')
   }
@@ -220,6 +272,20 @@ async function ask(state: PipelineState, exec: ToolExecution, decision: Extract<
   }
 }
 
+/** Approval's turn on the trace; in a dry run nobody is asked, and the ask is kept for explain. */
+async function askTraced(state: PipelineState, exec: ToolExecution, decision: Extract<PreToolDecision, { kind: 'ask' }>, trace: Trace) {
+  const record = trace.open('approval', 'approval')
+  if (trace.dryRun && typeof state.approval()?.request === 'function') {
+    trace.asked = decision
+    trace.close(record, 'ask', { reason: `would ask: ${askedText(decision)} (not asked in a dry run)` })
+    return
+  }
+  const outcome = await ask(state, exec, decision)
+  if (!outcome) trace.close(record, 'allow')
+  else trace.close(record, 'deny', { reason: outcome.error.message, code: outcome.error.code === 'DENIED' ? undefined : outcome.error.code })
+  return outcome
+}
+
 function claimWrapped(value: unknown, source: string): ToolExecutionResult {
   const result = checkResult(value)
   if (!result.isError) return result
@@ -231,14 +297,18 @@ function claimWrapped(value: unknown, source: string): ToolExecutionResult {
 }
 
 /** Step 6: the `tools/execute` onion around the body. */
-async function dispatch(state: PipelineState, exec: ToolExecution, entry: RegisteredTool, args: unknown) {
+async function dispatch(state: PipelineState, exec: ToolExecution, entry: RegisteredTool, args: unknown, trace: Trace | undefined) {
   const hooks = listeners(state, 'tools/execute')
-  if (!hooks) return runBody(exec, exec.signal, entry, args)
+  if (!hooks) return trace ? runBodyTraced(trace, trace.group(), 0, exec, exec.signal, entry, args) : runBody(exec, exec.signal, entry, args)
   let running: Promise<unknown> | undefined
+  const group = trace?.group() ?? 0
   // The innermost layer's exec carries the effective signal: the caller's fused with every wrapper's.
-  const body = (inner: readonly unknown[]) => running = runBody(exec, (inner[0] as ToolExecution).signal, entry, args)
+  const body = (inner: readonly unknown[]) => running = trace
+    ? runBodyTraced(trace, group, hooks.length, exec, (inner[0] as ToolExecution).signal, entry, args)
+    : runBody(exec, (inner[0] as ToolExecution).signal, entry, args)
   try {
-    return await runWaterfall(hooks, [exec], body, claimWrapped, { report: reportTo(state, 'tools/execute'), reentrant: true, rebind: passSignal })
+    const options = { report: reportTo(state, 'tools/execute'), reentrant: true, rebind: passSignal }
+    return await runWaterfall(hooks, [exec], body, claimWrapped, trace ? { ...options, trace: { trace, phase: 'execute', group, read: readWrapper } } : options)
   } catch (error) {
     // Quiescence: a wrapper that threw does not get to abandon a running body.
     await running
@@ -258,6 +328,19 @@ function passSignal(args: readonly unknown[], options: unknown) {
   if (!isAbortSignal(signal)) throw new TypeError(`next({ signal }) needs an AbortSignal, got ${describe(signal)}`)
   const fused = fuseSignals(exec.signal, signal)
   return { args: [Object.freeze({ ...exec, signal: fused.signal })], release: fused.release }
+}
+
+/** A wrapper's turn: `wrapped` when the body ran inside it, `replaced` when it answered without `next()`. */
+function readWrapper(_value: unknown, claimed: ToolExecutionResult, _inner: ToolExecutionResult | undefined, calls: number): ReturnType<WaterfallTrace<ToolExecutionResult>['read']> {
+  return { decision: calls ? 'wrapped' : 'replaced', fields: { calls, ...claimed.isError && { code: claimed.error.code } } }
+}
+
+async function runBodyTraced(trace: Trace, group: number, depth: number, exec: ToolExecution, signal: AbortSignal, entry: RegisteredTool, args: unknown) {
+  const record = trace.open('body', entry.source, group, depth)
+  const result = await runBody(exec, signal, entry, args)
+  if (result.isError) trace.close(record, 'failed', { code: result.error.code, reason: result.error.message })
+  else trace.close(record, 'ok', { contexts: result.additionalContexts?.length })
+  return result
 }
 
 /** `signal` is the effective one (the caller's fused with every wrapper's); `exec.signal` is the caller's. */
@@ -315,27 +398,42 @@ function aborted(exec: ToolExecution) {
 }
 
 /** Step 7: accept / replace / block / add context; each listener's decision applies to what its inner ones made. */
-async function postExecute(state: PipelineState, exec: ToolExecution, result: ToolExecutionResult) {
+async function postExecute(state: PipelineState, exec: ToolExecution, result: ToolExecutionResult, trace: Trace | undefined) {
   const hooks = listeners(state, 'tools/post-execute')
   if (!hooks) return result
   const start = deepFreeze(result)
   try {
-    return await runWaterfall(hooks, [exec, start], async () => start, claimPost, { report: reportTo(state, 'tools/post-execute') })
+    const report = reportTo(state, 'tools/post-execute')
+    return await runWaterfall(hooks, [exec, start], async () => start, claimPost, trace ? { report, trace: { trace, phase: 'post-execute', group: trace.group(), read: readPost } } : { report })
   } catch (error) {
     return pipelineError(error, 'tools/post-execute', 'listener')
   }
 }
 
+/** A post-execute listener's turn: its decision's kind, the contexts it added and its detail. */
+function readPost(value: unknown, _claimed: ToolExecutionResult, _inner: ToolExecutionResult | undefined, _calls: number, passed: boolean): ReturnType<WaterfallTrace<ToolExecutionResult>['read']> {
+  if (passed) return { decision: 'pass' }
+  // The claim validated it already: a decision of a known kind.
+  const decision = value as PostToolDecision
+  const reason = decision.kind === 'block' ? decision.reason : undefined
+  return { decision: decision.kind, fields: { reason, contexts: decision.additionalContexts?.length, detail: readDetail(value) } }
+}
+
 /** Steps 9–10: the definition's finalizer, freezing, and the observe-only `tools/result`. */
-function finish(state: PipelineState, exec: ToolExecution, def: ToolDefinition | undefined, result: ToolExecutionResult) {
+function finish(state: PipelineState, exec: ToolExecution, entry: RegisteredTool | undefined, result: ToolExecutionResult, trace: Trace | undefined) {
+  const def = entry?.def
   if (def?.finalizeContent) {
+    const record = trace?.open('finalize', entry!.source)
     try {
       const content = def.finalizeContent(exec, deepFreeze(result))
       if (content !== undefined) result = { ...result, content: checkContent(content, 'finalizeContent()') }
+      if (record) trace!.close(record, content === undefined ? 'pass' : 'replace')
     } catch (error) {
       result = { ...result, meta: { ...result.meta, finalizeError: errorMessage(error) } }
+      if (record) trace!.close(record, 'error', { reason: errorMessage(error) })
     }
   }
+  if (trace) result = { ...result, meta: { ...result.meta, trace: trace.entries() as unknown as JsonValue } }
   const frozen = deepFreeze(result)
   const observers = listeners(state, 'tools/result')
   if (observers) {

@@ -46,7 +46,8 @@ export async function rewriteExecution(entry: RegisteredTool, exec: ToolExecutio
     const message = checked.failure.error.message.replace(`invalid arguments for ${exec.name}: `, '')
     return decided(toolFailure('INVALID_ARGS', `invalid arguments for ${exec.name} from the rewrite by ${rewrite.source}: ${message}`, rewrite.source), 'listener')
   }
-  return Object.freeze({ ...makeExecution(checked), token: exec.token })
+  // The same call: its token, and in a dry run its dry-run flag.
+  return Object.freeze({ ...makeExecution(checked), token: exec.token, ...exec.dryRun && { dryRun: true as const } })
 }
 
 export function tooManyRewrites(exec: ToolExecution, by: readonly string[], source: string): ToolFailure {

@@ -3,6 +3,8 @@ import { z } from 'zod'
 import type { StandardSchemaV1 } from '@standard-schema/spec'
 import { checkDefinition } from './define.js'
 import { listenerNames, runPipeline, type PipelineState, type RegisteredGuard, type RegisteredTool } from './pipeline.js'
+import { explainCall, type Explanation } from './explain.js'
+import { Config, type ConfigInput } from './config.js'
 import { prepareCall, publish } from './prepare.js'
 import { listenerLists, TOOL_EVENTS, type ToolEvent } from './listeners.js'
 import type {
@@ -44,10 +46,17 @@ export class ToolRuntime extends Service {
    * Never rejects. A call prepared against a tool that was since replaced is prepared again on execute.
    */
   readonly prepare: (input: ExecuteInput) => Promise<PreparedCall>
+  /**
+   * What a call would meet before anything runs: validation, pre-execute listeners (they see `exec.dryRun === true`),
+   * guards and the approval that would be asked (not asked). Runs no wrapper, body, post-execute listener, finalizer
+   * or observer. Never rejects: resolves to `{ decision, arguments, trace, … }` (see Explanation).
+   */
+  readonly explain: (input: ExecuteInput | PreparedCall) => Promise<Explanation>
   private readonly schemaCache = new WeakMap<ToolDefinition, Record<string, unknown>>()
 
-  constructor(ctx: Context) {
+  constructor(ctx: Context, input?: ConfigInput) {
     super(ctx, 'tools')
+    const config = Config.parse(input)
     // cordis's own rule for a service's events (`hook.global || service[Context.filter](hook.ctx)`), judged
     // once per listener: a listener's scope never changes after it is registered.
     const scope = new WeakMap<Hook, boolean>()
@@ -64,10 +73,12 @@ export class ToolRuntime extends Service {
       inScope,
       approval: () => ctx.get('approval'),
       logger: ctx.logger('tools'),
+      trace: config.trace,
     }
     // An own closure, so the hot path never reads `this` through cordis's service proxy.
     this.execute = (input) => runPipeline(state, input)
     this.prepare = async (input) => publish(await prepareCall(state.tools, input), input)
+    this.explain = (input) => explainCall(state, input)
   }
 
   /** Adds a tool for as long as the calling plugin lives. */

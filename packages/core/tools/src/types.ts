@@ -47,6 +47,12 @@ export interface ToolExecution {
   readonly input: unknown
   readonly signal: AbortSignal
   readonly parent?: symbol
+  /**
+   * `true` while `ctx.tools.explain()` judges the call: nothing will run, and no approval is asked. A listener
+   * with side effects (running a command, notifying someone, writing a file) must check it and skip them.
+   * Absent on every real call.
+   */
+  readonly dryRun?: true
 }
 
 /**
@@ -152,17 +158,31 @@ export type PreToolDecision =
     updatedArguments?: JsonValue
     /** Who rewrote the arguments; defaults to the listener's plugin. Recorded in `meta.argumentsRewrittenBy`. */
     source?: string
+    detail?: TraceDetail
   }
-  | { kind: 'deny'; reason: string; source?: string }
-  | { kind: 'ask'; reason?: string; source?: string }
+  | { kind: 'deny'; reason: string; source?: string; detail?: TraceDetail }
+  | { kind: 'ask'; reason?: string; source?: string; detail?: TraceDetail }
+
+/**
+ * Why a listener or guard decided what it did, for the trace (`meta.trace`, `ctx.tools.explain`): a JSON object,
+ * e.g. `{ rule: { index: 2, tool: 'fs_write', decision: 'deny' }, file: 'cordis.yml' }`. It never changes the
+ * decision; read only while tracing, so computing it costs nothing when tracing is off.
+ */
+export type TraceDetail = { [key: string]: JsonValue }
 
 export type PostToolDecision =
-  | { kind: 'accept'; meta?: Record<string, JsonValue>; additionalContexts?: ContextMessage[] }
-  | { kind: 'replace'; content: ContentBlock[]; meta?: Record<string, JsonValue>; additionalContexts?: ContextMessage[]; source?: string }
-  | { kind: 'block'; reason: string; source?: string; additionalContexts?: ContextMessage[] }
+  | { kind: 'accept'; meta?: Record<string, JsonValue>; additionalContexts?: ContextMessage[]; detail?: TraceDetail }
+  | { kind: 'replace'; content: ContentBlock[]; meta?: Record<string, JsonValue>; additionalContexts?: ContextMessage[]; source?: string; detail?: TraceDetail }
+  | { kind: 'block'; reason: string; source?: string; additionalContexts?: ContextMessage[]; detail?: TraceDetail }
+
+/** A guard's denial with detail for the trace (the matched rule, its file); a plain string reason is the same without it. */
+export interface GuardDenial {
+  reason: string
+  detail?: TraceDetail
+}
 
 /** A monotonic guard: a reason denies, `undefined` leaves the call as it is. It cannot allow. */
-export type ToolGuard = (exec: ToolExecution) => string | undefined
+export type ToolGuard = (exec: ToolExecution) => string | GuardDenial | undefined
 
 /** Who decided a denial, block or error; carried in `meta.decidedBy`. */
 export type Decider = 'registry' | 'listener' | 'guard' | 'approval' | 'wrapper' | 'tool'

@@ -1,5 +1,6 @@
 import type { Hook } from 'cordis'
 import { errorMessage } from './results.js'
+import type { Trace, TraceDecision, TraceFields, TracePhase } from './trace.js'
 
 /** A throw from a listener or wrapper, tagged with the plugin that threw it. */
 export class ListenerError extends Error {
@@ -25,6 +26,14 @@ export function hookSource(hook: Hook): string {
   }
 }
 
+// A fiber's name never changes; the trace reads it for every turn, so it is read through cordis once.
+const names = new WeakMap<Hook, string>()
+function cachedSource(hook: Hook): string {
+  let name = names.get(hook)
+  if (name === undefined) names.set(hook, name = hookSource(hook))
+  return name
+}
+
 /** Where a waterfall reports a listener's misuse that no result can carry any more. */
 export interface WaterfallReport {
   event: string
@@ -40,6 +49,20 @@ export interface WaterfallOptions<R> {
   reentrant?: boolean
   /** Handles `next(options)`; without it options are ignored. */
   rebind?: Rebind
+  /** Records each listener's turn; absent when tracing is off, and then nothing is measured or allocated. */
+  trace?: WaterfallTrace<R>
+}
+
+/** How a waterfall's turns go into a trace. */
+export interface WaterfallTrace<R> {
+  trace: Trace
+  phase: TracePhase
+  group: number
+  /**
+   * What a listener's turn decided. `value` is what it returned; `claimed` what the waterfall made of it
+   * (`passed` true: it returned its `next()` value as is); `inner` what its `next()` resolved to; `calls` how often it called `next()`.
+   */
+  read(value: unknown, claimed: R, inner: R | undefined, calls: number, passed: boolean): { decision: TraceDecision; fields?: TraceFields }
 }
 
 interface Waterfall<R> {
@@ -49,6 +72,7 @@ interface Waterfall<R> {
   report: WaterfallReport
   reentrant: boolean
   rebind: Rebind | undefined
+  trace: WaterfallTrace<R> | undefined
 }
 
 /**
@@ -68,6 +92,8 @@ interface Layer<R> {
   returned: boolean
   passed: R | undefined
   current: Promise<R> | undefined
+  /** What the inner layers failed with, so the trace tells a failure passed on from one made here. */
+  failure?: unknown
 }
 
 /**
@@ -85,7 +111,7 @@ export function runWaterfall<R>(
   claim: Claim<R>,
   options: WaterfallOptions<R>,
 ): Promise<R> {
-  return enter({ hooks, inner, claim, report: options.report, reentrant: !!options.reentrant, rebind: options.rebind }, 0, args)
+  return enter({ hooks, inner, claim, report: options.report, reentrant: !!options.reentrant, rebind: options.rebind, trace: options.trace }, 0, args)
 }
 
 async function enter<R>(waterfall: Waterfall<R>, index: number, args: readonly unknown[]): Promise<R> {
@@ -107,24 +133,47 @@ async function enter<R>(waterfall: Waterfall<R>, index: number, args: readonly u
     layer.running = true
     return layer.current = step(layer, rebound)
   }
+  const traced = waterfall.trace
+  const record = traced && traced.trace.open(traced.phase, cachedSource(hook), traced.group, index)
   let value: unknown
   try {
     value = await hook.callback(...args, next)
   } catch (error) {
     layer.returned = true
+    if (record) traced!.trace.close(record, error === layer.failure ? 'pass' : 'error', { reason: errorMessage(isListenerError(error) ? error.reason : error) })
     throw isListenerError(error) ? error : new ListenerError(hookSource(hook), error)
   }
   layer.returned = true
-  if (layer.calls && value === layer.passed) return layer.passed as R
+  if (layer.calls && value === layer.passed) {
+    if (record) closeTurn(traced!, record, value, layer.passed as R, layer.passed, layer.calls, true)
+    return layer.passed as R
+  }
   if (layer.calls && value === undefined) {
     const source = hookSource(hook)
-    throw new ListenerError(source, new Error(`${source} called next() but did not return its value; write \`return next()\``))
+    const error = new Error(`${source} called next() but did not return its value; write \`return next()\``)
+    if (record) traced!.trace.close(record, 'error', { reason: error.message })
+    throw new ListenerError(source, error)
   }
+  let claimed: R
   try {
-    return waterfall.claim(value, hookSource(hook), layer.running ? undefined : layer.passed, args)
+    claimed = waterfall.claim(value, hookSource(hook), layer.running ? undefined : layer.passed, args)
   } catch (error) {
+    if (record) traced!.trace.close(record, 'error', { reason: errorMessage(error) })
     throw new ListenerError(hookSource(hook), error)
   }
+  if (record) closeTurn(traced!, record, value, claimed, layer.running ? undefined : layer.passed, layer.calls, false)
+  return claimed
+}
+
+function closeTurn<R>(traced: WaterfallTrace<R>, record: NonNullable<ReturnType<Trace['open']>>, value: unknown, claimed: R, inner: R | undefined, calls: number, passed: boolean) {
+  let turn: ReturnType<WaterfallTrace<R>['read']>
+  try {
+    turn = traced.read(value, claimed, inner, calls, passed)
+  } catch (error) {
+    // The trace reports; it never changes what a call decided.
+    turn = { decision: 'error', fields: { reason: `the trace could not read this decision: ${errorMessage(error)}` } }
+  }
+  traced.trace.close(record, turn.decision, turn.fields)
 }
 
 async function step<R>(layer: Layer<R>, rebound: ReturnType<Rebind>): Promise<R> {
@@ -133,6 +182,7 @@ async function step<R>(layer: Layer<R>, rebound: ReturnType<Rebind>): Promise<R>
   } catch (error) {
     // Only on failure, so the hot path pays nothing: handled before it rejects, whoever holds it.
     layer.current!.then(undefined, noop)
+    layer.failure = error
     if (layer.returned) {
       const { report } = layer.waterfall
       report.warn(`${hookSource(layer.hook)} returned from ${report.event} without awaiting next(); what ran inside it failed afterwards and was dropped: ${errorMessage(error)}`)

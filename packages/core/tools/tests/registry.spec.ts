@@ -92,7 +92,8 @@ test('a signal that is not an AbortSignal is refused, not silently ignored', asy
   expect(ran).toBe(false)
 })
 
-test('@dshkit/tools takes no config: a key is a ValidationError saying so', async () => {
+test('@dshkit/tools config: an unknown key is a ValidationError naming the valid one', async () => {
   const ctx = new Context()
-  await expect(ctx.plugin(Tools, { retries: 3 } as any)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('@dshkit/tools takes no config (got retries)') })
+  await expect(ctx.plugin(Tools, { retries: 3 } as any)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('unknown key; valid keys: trace') })
+  await expect(ctx.plugin(Tools, { tarce: true } as any)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('did you mean "trace"') })
 })
