@@ -1,9 +1,15 @@
+import nodePath from 'node:path'
 import type { Context } from 'cordis'
 import { definePlugin } from '@dshkit/tools'
 import { Config, type ConfigInput } from './config.js'
 import { UserApproval } from './service.js'
 
 export * from './types.js'
+export { argumentsHash, canonicalJson } from './hash.js'
+export { callSummary, ruleSummary } from './summary.js'
+export { parseGrantsFile, readGrantsFile, writeGrantsFile, checkGrantRule, type GrantsFile } from './grants-file.js'
+export { GrantStore } from './grants.js'
+export type { AskOutcome } from './service.js'
 export { TtyResponder, type TtyOptions } from './tty.js'
 export { shellCallLines, type ShellFacts } from './shell-call.js'
 export { Config, type ConfigInput } from './config.js'
@@ -15,7 +21,8 @@ export const name = 'user-approval'
 export const apply = (ctx: Context, input?: ConfigInput) => {
   // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
-  new UserApproval(ctx, config)
+  const grants = config.grants === false ? false : nodePath.resolve(config.grants)
+  new UserApproval(ctx, { ...config, grants })
 }
 
 export default definePlugin({ name, Config, apply })

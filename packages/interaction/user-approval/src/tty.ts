@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net'
 import { StringDecoder } from 'node:string_decoder'
 import type { ApprovalRequest } from '@dshkit/tools'
+import { argumentsHash } from './hash.js'
 import { previewJson, previewText } from './preview.js'
 import { shellCallLines, type ShellFacts } from './shell-call.js'
 import type { ApprovalResponse, Responder } from './types.js'
@@ -34,11 +35,11 @@ const MAX_TEXT_CHARS = 400
 const MAX_SETTLE_TURNS = 50
 
 const ALLOW: ApprovalResponse = Object.freeze({ kind: 'allow' })
-const ALWAYS: ApprovalResponse = Object.freeze({ kind: 'allow', always: true })
+const ALWAYS: ApprovalResponse = Object.freeze({ kind: 'allow', grant: 'exact', by: 'tty' })
 
 /**
  * Asks a human at a terminal, one prompt at a time: y (yes), n (no, also a bare Enter) or
- * a (always allow this tool). Only input that arrives after a prompt is drawn can answer it:
+ * a (always allow this exact call: the service stores a grant for this tool and these arguments). Only input that arrives after a prompt is drawn can answer it:
  * whatever was typed before (still in Node's buffer or the kernel's) is read and dropped first,
  * so nobody approves a call they have not seen.
  */
@@ -106,9 +107,9 @@ export class TtyResponder {
   private pump() {
     if (this.current) return
     let job = this.queue.shift()
-    // Asks that queued up behind an `always` for their tool need no prompt of their own.
-    while (job && this.always.has(job.request.exec.name)) {
-      this.settle(job, ALWAYS)
+    // Asks for the very same call that queued up behind an `always` need no prompt of their own.
+    while (job && this.always.has(callKey(job.request))) {
+      this.settle(job, ALLOW)
       job = this.queue.shift()
     }
     if (!job) return this.stopListening()
@@ -192,10 +193,10 @@ export class TtyResponder {
     if (line === 'y' || line === 'yes') return this.finish(job, ALLOW, '  → allowed\n')
     if (line === 'n' || line === 'no' || line === '') return this.finish(job, deny('the user answered no at the terminal'), '  → denied\n')
     if (line === 'a' || line === 'always') {
-      this.always.add(job.request.exec.name)
-      return this.finish(job, ALWAYS, `  → allowed; ${tool} will not be asked about again in this session\n`)
+      this.always.add(callKey(job.request))
+      return this.finish(job, ALWAYS, `  → allowed; ${tool} with exactly these arguments will not be asked about again (grant stored)\n`)
     }
-    this.write(`  please answer y (yes), n (no) or a (always allow ${tool}): `)
+    this.write(`  please answer y (yes), n (no) or a (always allow this exact call): `)
   }
 
   private readonly onEnd = () => this.close('the terminal input closed, so no one can answer')
@@ -249,6 +250,16 @@ export class TtyResponder {
     } catch {
       // A broken output must not break the answer; the input side still decides.
     }
+  }
+}
+
+/** The tool and the hash of its exact arguments: what an `always` covers. */
+function callKey(request: ApprovalRequest): string {
+  const known = (request as { argumentsHash?: unknown }).argumentsHash
+  try {
+    return `${request.exec.name}\0${typeof known === 'string' ? known : argumentsHash(request.exec.arguments ?? null)}`
+  } catch {
+    return `${request.exec.name}\0unhashable`
   }
 }
 

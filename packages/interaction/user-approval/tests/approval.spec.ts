@@ -75,15 +75,17 @@ describe('programmatic responders', () => {
     expect(await run()).toMatchObject({ error: { code: 'DENIED' } })
   })
 
-  test("`always` from a responder remembers the tool for the life of the service", async () => {
+  // Was: `always` remembered the tool. Now `always: true` stores an exact grant: this tool with these arguments only.
+  test('`always` from a responder grants exactly that call: same tool and arguments pass, other arguments are asked again', async () => {
     const { ctx, run, ran } = await setup({ responder: 'headless' })
     let asked = 0
     const dispose = ctx.approval.respond(() => (asked++, { kind: 'allow', always: true }))
-    expect(await run('shell')).toMatchObject({ isError: false })
+    expect(await run('shell', { cmd: 'ls' })).toMatchObject({ isError: false })
     dispose()
-    expect(await run('shell')).toMatchObject({ isError: false })
-    expect(await run('fs_write')).toMatchObject({ error: { code: 'DENIED' } })
-    expect([asked, ctx.approval.remembered(), ran]).toEqual([1, ['shell'], ['shell', 'shell']])
+    expect(await run('shell', { cmd: 'ls' })).toMatchObject({ isError: false })
+    expect(await run('shell', { cmd: 'rm -rf /' })).toMatchObject({ error: { code: 'DENIED' } })
+    expect(await run('fs_write', { cmd: 'ls' })).toMatchObject({ error: { code: 'DENIED' } })
+    expect([asked, await ctx.approval.remembered(), ran]).toEqual([1, ['shell'], ['shell', 'shell']])
   })
 
   test('timeoutMs denies a responder that never answers, and says so; the responder sees its signal abort', async () => {
@@ -135,7 +137,7 @@ describe('tty responder (in-memory streams)', () => {
     expect(await pending).toMatchObject({ isError: false })
     expect(await run('fs_write')).toMatchObject({ isError: false })
     expect(term.screen.split('[a]lways: ')).toHaveLength(5) // the remembered call was not prompted
-    expect(term.screen).toContain('→ allowed; fs_write will not be asked about again in this session')
+    expect(term.screen).toContain('→ allowed; fs_write with exactly these arguments will not be asked about again (grant stored)')
     expect(ran).toEqual(['shell', 'fs_write', 'fs_write'])
   })
 
@@ -147,7 +149,7 @@ describe('tty responder (in-memory streams)', () => {
     const pending = run()
     await term.waitFor('[a]lways: ')
     term.type('maybe\n')
-    await term.waitFor('please answer y (yes), n (no) or a (always allow shell): ')
+    await term.waitFor('please answer y (yes), n (no) or a (always allow this exact call): ')
     term.type('n\ny\n') // the second line is type-ahead for a prompt that does not exist
     expect(await pending).toMatchObject({ error: { code: 'DENIED' } })
     const second = run()

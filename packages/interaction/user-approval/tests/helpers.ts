@@ -20,7 +20,8 @@ export async function setup(config: Partial<Config>, asker: { reason?: string } 
       ctx.on('tools/pre-execute', async () => ({ kind: 'ask', reason: asker.reason ?? 'needs a human' }))
     },
   })
-  const fiber = ctx.plugin(UserApproval, config as Config)
+  // In memory unless a test names a file: the default (.dshkit/grants.json under the cwd) would be the repo's.
+  const fiber = ctx.plugin(UserApproval, { grants: false, ...config } as Config)
   await fiber
   const run = (name = 'shell', args: unknown = { cmd: 'ls' }, signal?: AbortSignal) => ctx.tools.execute({ callId: 'c', name, arguments: args, signal })
   return { ctx, fiber, ran, run }
