@@ -24,6 +24,9 @@ export class McpConnection {
   /** Per request, so a transport that sees its client go away (an HTTP response closed early) can abort just those calls. */
   private readonly inflight = new Map<RequestId, AbortController>()
   private readonly disposers: (() => void)[] = []
+  private held: false | 'held' | 'changed' = false
+  /** Calls whose arguments as sent carry a `__proto__` key the SDK's schema dropped (see raw.ts). */
+  private readonly rawArguments = new Map<RequestId, Record<string, unknown>>()
   private closedResolve!: () => void
   /** Resolves once the transport closed (client gone, or `close()`); every call in flight was aborted. */
   readonly closed = new Promise<void>((resolve) => (this.closedResolve = resolve))
@@ -37,7 +40,10 @@ export class McpConnection {
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools(tools) }))
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const callId = `mcp-${randomUUID()}`
-      const { name, arguments: args = {} } = request.params
+      const { name } = request.params
+      const raw = this.rawArguments.get(extra.requestId)
+      this.rawArguments.delete(extra.requestId)
+      const args = raw ?? request.params.arguments ?? {}
       const controller = new AbortController()
       const cancelled = () => controller.abort(extra.signal.reason ?? new Error('the MCP client cancelled the call'))
       if (extra.signal.aborted) cancelled()
@@ -73,6 +79,11 @@ export class McpConnection {
     return this.ctx.tools.execute({ callId, name, arguments: args, signal })
   }
 
+  /** The transport saw this call's arguments carry a `__proto__` key: the call gets them as sent, and the registry refuses them. */
+  noteRawArguments(id: RequestId, args: Record<string, unknown>): void {
+    this.rawArguments.set(id, args)
+  }
+
   /** Aborts one call in flight (its client went away); unknown ids are ignored. */
   abortRequest(id: RequestId, reason: string): void {
     this.inflight.get(id)?.abort(new Error(reason))
@@ -84,10 +95,24 @@ export class McpConnection {
 
   /** Tells the client the tool list changed (ignored before it initialized or after it left). */
   toolsChanged(): void {
-    this.server.sendToolListChanged().catch(() => {})
+    if (this.held) this.held = 'changed'
+    else this.server.sendToolListChanged().catch(() => {})
+  }
+
+  /** A transport whose client cannot hear notifications yet (Streamable HTTP before its GET stream). */
+  holdNotifications(): void {
+    this.held ||= 'held'
+  }
+
+  /** The client can hear notifications now: a tool-list change made meanwhile is sent. */
+  releaseNotifications(): void {
+    const changed = this.held === 'changed'
+    this.held = false
+    if (changed) this.toolsChanged()
   }
 
   close(): Promise<void> {
     return this.server.close()
   }
 }
+

@@ -15,7 +15,8 @@ export function approvalMessage({ exec, reason, source }: ApprovalRequest): stri
   let args = JSON.stringify(exec.arguments) ?? 'null'
   if (args.length > MAX_ARGUMENT_CHARS) args = `${args.slice(0, MAX_ARGUMENT_CHARS)}… (${args.length} characters of JSON in all)`
   const why = [source, reason].filter(Boolean).join(': ')
-  return escapeControls(`dshkit: allow ${exec.name}?${why ? `\nasked by ${why}` : ''}\narguments ${args}`)
+  // Each line escaped on its own: model-written text cannot add lines or redraw the question.
+  return [`dshkit: allow ${exec.name}?`, why && `asked by ${why}`, `arguments ${args}`].filter(Boolean).map((line) => escapeControls(line)).join('\n')
 }
 
 /**

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { Config } from './config.js'
 import type { McpConnection } from './connection.js'
+import { protoKeyedArguments } from './raw.js'
 
 export interface ListenOptions {
   /** 0 (default) picks a free port. */
@@ -51,7 +52,14 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return [404, 'the MCP endpoint is /mcp']
   }
 
-  const server = createServer(async (req, res) => {
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      // A client that hangs up mid-body, or a transport failure: answer if still possible, never crash.
+      if (!res.headersSent && !res.destroyed) refuse(res, 500, `the MCP server failed: ${(error as Error)?.message ?? error}`)
+      else res.destroy()
+    })
+  })
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const problem = rejection(req)
     if (problem) return refuse(res, ...problem)
     let body: unknown
@@ -71,6 +79,8 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
         onsessioninitialized: (id) => void sessions.set(id, created),
       })
       const created = { transport, connection }
+      // Notifications of this session travel on its GET stream; until the client opens it they wait.
+      connection.holdNotifications()
       connection.closed.then(() => transport.sessionId && sessions.delete(transport.sessionId))
       await connection.connect(transport)
       session = created
@@ -80,8 +90,20 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
       if (res.writableFinished) return
       for (const id of requestIds(body)) session!.connection.abortRequest(id, 'the MCP client disconnected')
     })
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const raw = protoKeyedArguments(message)
+      if (raw) session.connection.noteRawArguments((message as { id: string | number }).id, raw)
+    }
+    if (req.method === 'GET') {
+      const writeHead = res.writeHead
+      const ready = session.connection
+      res.writeHead = function (this: ServerResponse, ...args: any[]) {
+        if (args[0] === 200) queueMicrotask(() => ready.releaseNotifications())
+        return (writeHead as any).apply(this, args)
+      } as typeof res.writeHead
+    }
     await session.transport.handleRequest(req, res, body)
-  })
+  }
   server.on('clientError', (_error, socket) => socket.destroy())
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

@@ -3,7 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { Config } from './config.js'
 import { McpConnection } from './connection.js'
 import { listenHttp, type HttpEndpoint, type ListenOptions } from './http.js'
-import { stdioTransport, type StdioOptions } from './stdio.js'
+import { StdioTransport, type StdioOptions } from './stdio.js'
 import { registryFingerprint, sameRegistry } from './tool-list.js'
 
 declare module 'cordis' {
@@ -40,8 +40,12 @@ export class McpServerService extends Service {
   }
 
   /** Serves one client on stdin/stdout (default: this process's); while it runs, other writes to process.stdout go to stderr. */
-  serveStdio(options?: StdioOptions): Promise<McpConnection> {
-    return this.connect(stdioTransport(options), 'stdio client')
+  async serveStdio(options?: StdioOptions): Promise<McpConnection> {
+    const connection = this.open('stdio client')
+    const transport = new StdioTransport(options)
+    transport.onRawArguments = (id, args) => connection.noteRawArguments(id, args)
+    await connection.connect(transport)
+    return connection
   }
 
   /** Streamable HTTP at `/mcp` on loopback with a bearer token (see config `http`). */

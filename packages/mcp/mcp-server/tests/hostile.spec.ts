@@ -1,0 +1,100 @@
+import { request } from 'node:http'
+import { afterEach, expect, test } from 'vitest'
+import { ValidationError } from 'cordis'
+import { cleanup } from '@dshkit/testing'
+import { httpClient, serveHttp, textOf } from './helpers.js'
+
+afterEach(cleanup)
+
+const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }
+const accept = 'application/json, text/event-stream'
+
+/** A raw HTTP POST (fetch would not let a test set Host), answering status and body. */
+function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept, ...headers } }, (res) => {
+      let text = ''
+      res.on('data', (chunk) => (text += chunk))
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+test('a request without the token, with a wrong one, or with the token in another header is refused (401)', async () => {
+  const { endpoint } = await serveHttp()
+  const body = JSON.stringify(initialize)
+  expect((await post(endpoint.url, body, {})).status).toBe(401)
+  expect((await post(endpoint.url, body, { authorization: `Bearer ${endpoint.token.slice(0, -1)}x` })).status).toBe(401)
+  expect((await post(endpoint.url, body, { authorization: endpoint.token })).status).toBe(401)
+  const refused = await post(endpoint.url, body, { authorization: `bearer ${endpoint.token}x` })
+  expect(refused.status).toBe(401)
+  expect(JSON.parse(refused.body).error.message).toMatch(/Authorization: Bearer/)
+  const ok = await post(endpoint.url, body, { authorization: `Bearer ${endpoint.token}` })
+  expect(ok.status).toBe(200)
+})
+
+test('a browser Origin is refused even with the right token, unless listed in http.allowedOrigins', async () => {
+  const { endpoint } = await serveHttp({ http: { allowedOrigins: ['http://localhost:5173'] } })
+  const body = JSON.stringify(initialize)
+  const auth = { authorization: `Bearer ${endpoint.token}` }
+  const evil = await post(endpoint.url, body, { ...auth, origin: 'https://evil.example' })
+  expect(evil.status).toBe(403)
+  expect(JSON.parse(evil.body).error.message).toMatch(/Origin "https:\/\/evil.example" is not allowed/)
+  expect((await post(endpoint.url, body, { ...auth, origin: 'null' })).status).toBe(403)
+  expect((await post(endpoint.url, body, { ...auth, origin: 'http://localhost:5173' })).status).toBe(200)
+})
+
+test('a Host header that is not this loopback server (DNS rebinding) is refused', async () => {
+  const { endpoint } = await serveHttp()
+  const auth = { authorization: `Bearer ${endpoint.token}` }
+  const body = JSON.stringify(initialize)
+  expect((await post(endpoint.url, body, { ...auth, host: 'attacker.example' })).status).toBe(403)
+  expect((await post(endpoint.url, body, { ...auth, host: `attacker.example:${endpoint.port}` })).status).toBe(403)
+  expect((await post(endpoint.url, body, { ...auth, host: `localhost:${endpoint.port + 1}` })).status).toBe(403)
+  expect((await post(endpoint.url, body, { ...auth, host: `localhost:${endpoint.port}` })).status).toBe(200)
+})
+
+test('listening on a non-loopback host needs http.allowRemote; a short fixed token is refused', async () => {
+  const { ctx } = await serveHttp()
+  await expect(ctx.mcpServer.listen({ host: '0.0.0.0' })).rejects.toThrow(/not a loopback address; set http.allowRemote: true/)
+  await expect(ctx.mcpServer.listen({ token: 'short' })).rejects.toThrow(/at least 32 characters/)
+})
+
+test('config typos are refused with a did-you-mean', async () => {
+  await expect(serveHttp({ elicitaton: true } as any)).rejects.toThrow(ValidationError)
+  await expect(serveHttp({ http: { allowedOrigin: [] } } as any)).rejects.toThrow(/did you mean "allowedOrigins"/)
+})
+
+test('garbage — a body that is not JSON, a non-initialize first request, an unknown session — gets a clean error; the server keeps serving', async () => {
+  const { endpoint } = await serveHttp()
+  const auth = { authorization: `Bearer ${endpoint.token}` }
+  const notJson = await post(endpoint.url, '{"jsonrpc": "2.0", "id": 1, "method": ', auth)
+  expect(notJson.status).toBe(400)
+  expect(JSON.parse(notJson.body).error.message).toMatch(/Parse error/)
+  expect((await post(endpoint.url, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), auth)).status).toBe(400)
+  expect((await post(endpoint.url, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), { ...auth, 'mcp-session-id': 'nope' })).status).toBe(404)
+  const huge = await post(endpoint.url, JSON.stringify({ ...initialize, padding: 'x'.repeat(5 * 1024 * 1024) }), auth).catch(() => ({ status: 0, body: '' }))
+  expect(huge.status === 413 || huge.status === 0).toBe(true)
+  const { client } = await httpClient(endpoint)
+  expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('still here')
+})
+
+test('an unknown tool, arguments the schema refuses and a __proto__ key are error results; nothing runs, the server keeps serving', async () => {
+  const { endpoint } = await serveHttp()
+  const { client } = await httpClient(endpoint)
+  const unknown = await client.callTool({ name: 'rm_rf', arguments: {} })
+  expect(unknown.isError).toBe(true)
+  expect(textOf(unknown)).toMatch(/unknown tool "rm_rf"; available tools: .*echo/)
+  const invalid = await client.callTool({ name: 'echo', arguments: { text: 42 } })
+  expect(invalid.isError).toBe(true)
+  expect((invalid._meta as any)['dshkit/result'].error.code).toBe('INVALID_ARGS')
+  const proto = await client.callTool({ name: 'echo', arguments: JSON.parse('{"text": "x", "__proto__": {"polluted": true}}') })
+  expect(proto.isError).toBe(true)
+  expect(textOf(proto)).toMatch(/__proto__/)
+  expect(({} as any).polluted).toBeUndefined()
+  const noArgs = await client.callTool({ name: 'echo' })
+  expect((noArgs._meta as any)['dshkit/result'].error.code).toBe('INVALID_ARGS')
+  expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'fine' } }))).toBe('fine')
+})
