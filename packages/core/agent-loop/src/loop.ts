@@ -89,8 +89,11 @@ export class AgentLoop extends Service {
     const recordReady = () => {
       while (nextToRecord < end && finished[nextToRecord - start]) {
         const index = nextToRecord++
+        // Appended now, in model order, without waiting for the previous result to be durable (the session keeps
+        // call order, and a store that batches can sync them together); onResult still follows durability, in order.
+        const recorded = this.recordResult(batch, index, finished[index - start]!)
         // A defect recording one call must not lose the ones after it.
-        recording = recording.then(() => this.recordResult(batch, index, finished[index - start]!)).catch((error) => {
+        recording = recording.then(() => recorded).then(() => this.reportResult(batch, index)).catch((error) => {
           this.logger.error('could not record the result of %s: %s', batch.calls[index].name, errorMessage(error))
         })
       }
@@ -145,16 +148,23 @@ export class AgentLoop extends Service {
     return deepFreeze(toolFailure('TOOL_OUTCOME_UNKNOWN', message, 'agent-loop'))
   }
 
-  private async recordResult(batch: Batch, index: number, result: ToolExecutionResult) {
+  /** Appends the result and its contexts at once, in order; resolves once they settled (a failure is logged, not thrown). */
+  private async recordResult(batch: Batch, index: number, result: ToolExecutionResult): Promise<unknown> {
     const call = batch.calls[index]
     batch.results[index] = result
     const { isError, content, meta } = result
     const error = result.isError ? result.error : undefined
-    await this.record(call, { type: 'tool/result', callId: call.callId, isError, content, ...(error && { error }), ...(meta && { meta }) })
+    const appends = [this.record(call, { type: 'tool/result', callId: call.callId, isError, content, ...(error && { error }), ...(meta && { meta }) })]
     for (const message of result.additionalContexts ?? []) {
       batch.contexts.push(message)
-      await this.record(call, { type: 'context/added', source: message.source, content: message.content })
+      appends.push(this.record(call, { type: 'context/added', source: message.source, content: message.content }))
     }
+    return Promise.all(appends)
+  }
+
+  private reportResult(batch: Batch, index: number) {
+    const call = batch.calls[index]
+    const result = batch.results[index]
     try {
       batch.options.onResult?.(result, call, index)
     } catch (error) {
