@@ -36,9 +36,19 @@ export class GrantStore implements GrantsApi {
     return (await this.load()).grants.map((grant) => structuredClone(grant))
   }
 
-  add(input: GrantInput): Promise<Grant> {
-    const grant = makeGrant(input)
-    return this.change((content) => ({ ...content, grants: [...content.grants, grant] })).then(() => structuredClone(grant))
+  async add(input: GrantInput): Promise<Grant> {
+    const made = makeGrant(input)
+    let grant = made
+    await this.change((content) => {
+      // The same exact grant twice (two tabs, a queued ask) is kept once.
+      const same = made.kind === 'exact' && content.grants.find((g) => g.kind === 'exact' && g.tool === made.tool && g.argumentsHash === made.argumentsHash)
+      if (same) {
+        grant = same
+        return undefined
+      }
+      return { ...content, grants: [...content.grants, made] }
+    })
+    return structuredClone(grant)
   }
 
   async revoke(id: string): Promise<boolean> {
