@@ -1,0 +1,54 @@
+// What does serving a tool through dshkit's MCP server cost per call, next to the same tool on a bare
+// SDK McpServer? Both run as child processes over stdio and are called with the SDK client, interleaved
+// in one run; an MCP ping (a no-op request) measures the stdio round trip itself.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { compare, machine, table } from './lib/measure.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const cli = join(here, '..', 'packages', 'cli', 'lib', 'bin.js')
+const log = (message: string) => process.stderr.write(`mcp: ${message}\n`)
+
+async function connect(args: string[]) {
+  const client = new Client({ name: 'bench', version: '1.0.0' })
+  await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }))
+  return client
+}
+
+const root = await mkdtemp(join(tmpdir(), 'bench-mcp-'))
+const config = join(here, 'lib', 'mcp-cordis.yml')
+log('starting the servers')
+const bare = await connect([join(here, 'lib', 'mcp-bare-server.mjs')])
+const dshkit = await connect([cli, 'mcp', 'serve', '--config', config, '--root', root])
+const logged = await connect([cli, 'mcp', 'serve', '--config', config, '--root', root, '--log', join(root, 'session.jsonl')])
+
+const call = (client: Client) => async () => {
+  const result = await client.callTool({ name: 'echo', arguments: { text: 'hello' } })
+  if (result.isError) throw new Error(`echo failed: ${JSON.stringify(result.content)}`)
+}
+for (const client of [bare, dshkit, logged]) await call(client)()
+
+log('measuring')
+const us = await compare({
+  ping: () => bare.ping(),
+  bare: call(bare),
+  dshkit: call(dshkit),
+  logged: call(logged),
+}, { rounds: 15, batch: 200, warmup: 300 })
+
+for (const client of [bare, dshkit, logged]) await client.close()
+await rm(root, { recursive: true, force: true })
+
+console.log(`## mcp
+
+Per call, median µs (${machine()}): the SDK client calling an \`echo\` tool over stdio on a bare SDK
+\`McpServer\` (\`bare\`) and through \`dshkit mcp serve\` on the default dsh-base composition (every call
+through the whole pipeline and the agent loop's session log, in memory; \`--log\` appends it to a
+JSONL file, fsynced per event), and an MCP ping (the stdio round trip with nothing behind it),
+interleaved in one run. Target: dshkit ≤ 1.2× bare.
+
+${table(['ping (round trip)', 'bare McpServer', 'dshkit mcp serve', 'dshkit / bare', 'dshkit --log', '--log / bare'], [[us.ping, us.bare, us.dshkit, us.dshkit / us.bare, us.logged, us.logged / us.bare]])}`)
