@@ -8,7 +8,7 @@ export { BlobStore, TamperedBlobError, sha256 } from './blobs.js'
 export { planRewind, rewindPoints, changeRecords, RewindError, type RewindPlan, type RewindPoint, type PlannedChange, type SkippedFile, type ChangeRecord, type PlanOptions } from './plan.js'
 export { applyRewind, type ApplyOptions, type ApplyEnv, type RewindResult } from './apply.js'
 export { readState, restoreFile, removeFile, unsafePath, hashOf, type FileState } from './files.js'
-export { Config, DEFAULT_MAX_FILE_BYTES, type ConfigInput } from './config.js'
+export { Config, BundledConfig, DEFAULT_MAX_FILE_BYTES, type ConfigInput, type BundledConfigInput } from './config.js'
 
 export const name = 'fs-checkpoint'
 export const inject = ['session']
