@@ -28,7 +28,7 @@ test('a group\'s results reach a batching store together, in model order; onResu
     name: 'tools', inject: ['tools'],
     apply: (ctx: Context) => void ctx.tools.register({
       name: 'get', description: 'reads', parameters: z.object({ ms: z.number() }), isConcurrencySafe: () => true,
-      execute: ({ ms }) => new Promise((resolve) => setTimeout(() => resolve(`after ${ms}`), ms)),
+      execute: ({ ms }) => new Promise<string>((resolve) => setTimeout(() => resolve(`after ${ms}`), ms)),
     }),
   })
   await ctx.plugin(AgentLoop)
