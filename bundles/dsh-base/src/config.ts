@@ -8,6 +8,7 @@ import AgentLoop from '@dshkit/agent-loop'
 import FsLocal from '@dshkit/fs-local'
 import FsSandbox from '@dshkit/fs-sandbox'
 import ToolFs from '@dshkit/tool-fs'
+import { BundledConfig as FsCheckpointConfig } from '@dshkit/fs-checkpoint'
 import PermissionPolicy from '@dshkit/permission-policy'
 import UserApproval from '@dshkit/user-approval'
 import TimeoutPolicy from '@dshkit/timeout-policy'
@@ -160,6 +161,7 @@ const Shape = strictConfig({
   'fs-local': part(FsLocal.Config),
   'fs-sandbox': part(FsSandbox.Config),
   'tool-fs': part(ToolFs.Config),
+  'fs-checkpoint': part(FsCheckpointConfig), // on when a log file is: before-images in "<log>.checkpoints"
   'permission-policy': part(PermissionPolicy.Config),
   'user-approval': part(UserApproval.Config),
   'timeout-policy': part(TimeoutPolicy.Config),

@@ -6,6 +6,7 @@ import AgentLoop from '@dshkit/agent-loop'
 import FsLocal from '@dshkit/fs-local'
 import FsSandbox from '@dshkit/fs-sandbox'
 import ToolFs from '@dshkit/tool-fs'
+import FsCheckpoint from '@dshkit/fs-checkpoint'
 import PermissionPolicy from '@dshkit/permission-policy'
 import UserApproval from '@dshkit/user-approval'
 import TimeoutPolicy from '@dshkit/timeout-policy'
@@ -28,6 +29,7 @@ export type { ToolRuntime } from '@dshkit/tools'
 export type { SessionService } from '@dshkit/session'
 export type { AgentLoop } from '@dshkit/agent-loop'
 export type { FsService } from '@dshkit/fs'
+export type { CheckpointService } from '@dshkit/fs-checkpoint'
 export type { SpillService } from '@dshkit/spill'
 export type { UserApproval } from '@dshkit/user-approval'
 export type { ToolResultPruner } from '@dshkit/compaction-tool-result-pruner'
@@ -65,6 +67,10 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   use(FsLocal, config['fs-local'])
   use(FsSandbox, config['fs-sandbox'])
   use(ToolFs, config['tool-fs'])
+  // Before-images of the files tool-fs changes, beside the session log (or in the dir you name); `false` leaves it out.
+  const checkpoints = config['fs-checkpoint']
+  const checkpointDir = checkpoints && (checkpoints.dir ?? (jsonl ? `${config.log ?? jsonl.path}.checkpoints` : undefined))
+  if (checkpoints && checkpointDir) use(FsCheckpoint, { ...checkpoints, dir: checkpointDir })
   plug(providers.shell)
   use(ShellSandbox, config['shell-sandbox'] && { ...sharedRules(config), ...config['shell-sandbox'] })
   use(ShellLocal, config['shell-local'] ?? false)

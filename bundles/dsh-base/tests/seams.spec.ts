@@ -42,7 +42,7 @@ test('right after `await ctx.plugin(DshBase)` every service it provides is up an
   await ctx.plugin(DshBase, base())
   const { results } = await ctx.loop.executeToolCalls([{ callId: 'r', name: 'fs_read', arguments: { path: 'notes.md' } }])
   expect(results[0].isError).toBe(false)
-  expect(ctx.session.events().map((event) => event.type)).toEqual(['tool/call', 'tool/result'])
+  expect(ctx.session.events().map((event) => event.type)).toEqual(['tool/call', 'fs/observed', 'tool/result'])
   expect(ctx.tools.get('fs_read')).toBeDefined()
   expect((await ctx.fs.stat('notes.md')).size).toBe(6)
   const { id } = await ctx.spill.put('spilled text')

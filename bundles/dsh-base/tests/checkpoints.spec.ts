@@ -1,0 +1,46 @@
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Context } from 'cordis'
+import { afterEach, beforeEach, expect, test } from 'vitest'
+import DshBase from '../src/index.js'
+import { disposeTop } from './helpers.js'
+
+let dir: string
+let ctx: Context
+
+beforeEach(async () => {
+  dir = await realpath(await mkdtemp(join(tmpdir(), 'dsh-base-checkpoints-')))
+  await writeFile(join(dir, 'notes.md'), 'hello\n')
+  ctx = new Context()
+})
+afterEach(async () => {
+  await disposeTop(ctx)
+  await rm(dir, { recursive: true, force: true })
+})
+
+const base = (extra: Record<string, unknown> = {}) => ({ 'fs-sandbox': { roots: [join(dir, 'ws')] }, 'user-approval': { responder: 'headless' as const }, ...extra })
+
+test('with a log file, fs-checkpoint keeps before-images in "<log>.checkpoints" and ctx.checkpoints rewinds', async () => {
+  await mkdir(join(dir, 'ws'))
+  await writeFile(join(dir, 'ws', 'a.txt'), 'before\n')
+  await ctx.plugin(DshBase, base({ log: join(dir, 'session.jsonl') }))
+  await ctx.loop.executeToolCalls([{ callId: 'w', name: 'fs_write', arguments: { path: 'a.txt', content: 'after\n' } }])
+  expect(await readdir(join(dir, 'session.jsonl.checkpoints', 'objects'))).toHaveLength(1)
+  await ctx.checkpoints.apply(await ctx.checkpoints.plan('w'))
+  expect(await readFile(join(dir, 'ws', 'a.txt'), 'utf8')).toBe('before\n')
+})
+
+test('"fs-checkpoint": false leaves it out, and without a log file it is not mounted', async () => {
+  await mkdir(join(dir, 'ws'))
+  await ctx.plugin(DshBase, base({ log: join(dir, 'session.jsonl'), 'fs-checkpoint': false }))
+  expect(ctx.get('checkpoints')).toBeUndefined()
+  await disposeTop(ctx)
+  ctx = new Context()
+  await ctx.plugin(DshBase, base())
+  expect(ctx.get('checkpoints')).toBeUndefined()
+})
+
+test('a typo in its config is refused by name', async () => {
+  await expect(ctx.plugin(DshBase, base({ log: join(dir, 'session.jsonl'), 'fs-checkpoint': { maxFilebytes: 5 } }))).rejects.toThrow(/did you mean "maxFileBytes"\? \(at fs-checkpoint.maxFilebytes\)/)
+})
