@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { log } from './commands/log.js'
+import { listGrants, revokeGrant } from './commands/grants.js'
 import { mcpServe } from './commands/mcp.js'
 import { run } from './commands/run.js'
 import { stats } from './commands/stats.js'
@@ -25,6 +26,7 @@ export async function main(argv: string[]): Promise<number> {
         log: { type: 'string' },
         http: { type: 'string' },
         json: { type: 'boolean', default: false },
+        file: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
@@ -60,6 +62,13 @@ export async function main(argv: string[]): Promise<number> {
         const port = values.http === undefined ? undefined : Number(values.http)
         if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535 && values.http!.trim() !== '')) throw new UsageError(`--http takes a port number 0-65535 (0 = any free port), got ${JSON.stringify(values.http)}`)
         return await mcpServe({ config: values.config, root: values.root, log: values.log, http: port })
+      }
+      case 'grants': {
+        if (values.file && values.root) throw new UsageError('grants takes --file or --root, not both')
+        const where = { file: values.file, root: values.root, json: values.json }
+        if (!rest.length) return await listGrants(where)
+        if (rest[0] !== 'revoke' || rest.length !== 2) throw new UsageError('grants takes no argument (list) or `revoke ID`')
+        return await revokeGrant(rest[1], where)
       }
       case 'log':
         if (rest.length !== 1) throw new UsageError('log takes exactly one SESSION.jsonl file')

@@ -4,6 +4,7 @@ Usage:
   dshkit run [CALLS.jsonl] [--config cordis.yml] [--root DIR] [--log session.jsonl] [--json]
   dshkit tools [--config cordis.yml] [--root DIR] [--json]
   dshkit log SESSION.jsonl|postgres://…#SESSION_ID [--json]
+  dshkit grants [revoke ID] [--file FILE | --root DIR] [--json]
   dshkit stats SESSION.jsonl|postgres://…#SESSION_ID [--json]
   dshkit mcp serve [--config cordis.yml] [--root DIR] [--log session.jsonl] [--http PORT]
   dshkit <command> --help
@@ -13,6 +14,18 @@ Exit codes: 0 every call ran and was recorded (tool errors are results), 1 bad i
 or a call not run or not recorded, 2 usage, 130 interrupted.`
 
 export const COMMAND_HELP: Record<string, string> = {
+  grants: `dshkit grants [--file FILE | --root DIR] [--json]
+       dshkit grants revoke ID [--file FILE | --root DIR] [--json]
+
+Lists the stored "always" answers of @dshkit/user-approval — exact grants (one tool with exactly
+these arguments, by sha256) and rule grants (a permission-policy-style rule) — with their ids; or
+revokes one, so the next matching call is asked about again (running processes see it at once).
+
+  --root DIR   the project whose .dshkit/grants.json to use (default: current directory)
+  --file FILE  the grants file itself (user-approval's \`grants\` option)
+  --json       print {file, grants} (or {file, revoked}) as JSON
+
+A corrupt or hand-edited file that is not valid is reported naming the file and the problem.`,
   run: `dshkit run [CALLS.jsonl] [options]
 
 Runs each line of CALLS.jsonl — {"name", "arguments", "callId"?} — through dsh-base, prints every

@@ -32,6 +32,7 @@ export async function log(options: { file: string; json: boolean }): Promise<num
   out('')
   out(`${parsed.events.length} events, ${calls.size} calls, ${pending.length} interrupted`)
   for (const call of pending) say(`  interrupted: ${call.name} [${call.callId}] started ${call.time}, no result recorded`)
+  for (const ask of unansweredAsks(parsed.events)) say(`  never answered: approval for ${ask.tool} [${ask.callId}] asked ${ask.time} (stale: the process ended first; it can no longer be answered)`)
   return 0
 }
 
@@ -51,6 +52,12 @@ function describe(event: SessionEvent, calls: Map<string, ToolCallEvent>, out: (
     case 'context/added':
       out(`+ ${event.time} context from ${event.source}`)
       break
+    case 'approval/requested':
+      out(`? ${event.time} approval asked [${event.callId}] ${truncate(event.summary, 160)}${event.source ? ` by ${event.source}` : ''}${event.reason ? `: ${truncate(event.reason, 120)}` : ''}`)
+      break
+    case 'approval/answered':
+      out(`${event.decision === 'allow' ? '✔' : '✘'} ${event.time} approval ${event.decision === 'allow' ? 'allowed' : 'denied'} [${event.callId}] by ${event.by}${event.grantId ? ` (grant ${event.grantId})` : ''}${event.reason ? `: ${truncate(event.reason, 120)}` : ''}`)
+      break
     case 'job/started':
       out(`▶ ${event.time} job ${event.jobId} started by ${event.origin} for ${event.owner}${event.pid ? ` (pid ${event.pid})` : ''}: ${truncate(event.command, 120)}`)
       break
@@ -62,6 +69,16 @@ function describe(event: SessionEvent, calls: Map<string, ToolCallEvent>, out: (
       break
     }
   }
+}
+
+/** `approval/requested` events with no `approval/answered` for their requestId. */
+function unansweredAsks(events: readonly SessionEvent[]) {
+  const open = new Map<string, Extract<SessionEvent, { type: 'approval/requested' }>>()
+  for (const event of events) {
+    if (event.type === 'approval/requested') open.set(event.requestId, event)
+    else if (event.type === 'approval/answered') open.delete(event.requestId)
+  }
+  return [...open.values()]
 }
 
 function truncate(text: string, max: number) {
