@@ -1,7 +1,7 @@
 import { Context } from 'cordis'
 import { z } from 'zod'
 import DshBase from '@dshkit/dsh-base'
-import { defineTool } from '@dshkit/tools'
+import { defineTool, type ToolDefinition } from '@dshkit/tools'
 import { onCleanup, plug, tempDir } from '@dshkit/testing'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -51,7 +51,7 @@ export async function serveHttp(config: ConfigInput = {}) {
     },
   })
   const seen: Seen = { aborted: new Set(), started: new Set() }
-  await plug(ctx, { name: 'test-tools', inject: ['tools'], apply: (ctx: Context) => { for (const def of testTools(seen)) ctx.tools.register(def) } })
+  await plug(ctx, { name: 'test-tools', inject: ['tools'], apply: (ctx: Context) => { for (const def of testTools(seen)) ctx.tools.register(def as ToolDefinition) } })
   await plug(ctx, McpServer, config)
   const endpoint = await ctx.mcpServer.listen()
   onCleanup(() => endpoint.close())
