@@ -79,7 +79,7 @@ test('an ask goes to the client as an elicitation: accepted, the write happens; 
   const yes = await client.callTool({ name: 'fs_write', arguments: { path: 'deploy.txt', content: 'v1' } })
   expect(yes.isError).toBe(false)
   expect(await readFile(join(root, 'deploy.txt'), 'utf8')).toBe('v1')
-  expect(questions[0]).toMatch(/^dshkit: allow fs_write\?\nasked by permission-policy: .*deploy files need a yes\narguments \{"path":"deploy.txt","content":"v1"\}$/)
+  expect(questions[0]).toMatch(/^dshkit: allow fs_write\?\nasked by permission-policy: .*deploy files need a yes\narguments \{"path":"deploy.txt","content":"v1"\}\nsha256 [0-9a-f]{16}$/)
   reply = { action: 'decline' }
   const no = await client.callTool({ name: 'fs_write', arguments: { path: 'deploy.txt', content: 'v2' } })
   expect(no.isError).toBe(true)

@@ -63,6 +63,19 @@ test('accepting with allow unchecked denies; a client without elicitation gets t
   expect(textOf(headless)).toMatch(/no one can approve here/)
 })
 
+test('answering "always" stores an exact grant: the same call is allowed without a question, other arguments ask again', async () => {
+  const { ctx, endpoint } = await serveHttp()
+  const { client, questions } = await httpClient(endpoint, { answer: { action: 'accept', content: { allow: true, always: true } } })
+  expect(textOf(await client.callTool({ name: 'deploy', arguments: { target: 'staging' } }))).toBe('deployed staging')
+  expect(textOf(await client.callTool({ name: 'deploy', arguments: { target: 'staging' } }))).toBe('deployed staging')
+  expect(questions).toHaveLength(1)
+  expect(questions[0]).toMatch(/\nsha256 [0-9a-f]{16}$/)
+  const grants = await (ctx.approval as any).grants.list()
+  expect(grants).toMatchObject([{ kind: 'exact', tool: 'deploy', by: 'mcp elicitation (test-client)' }])
+  await client.callTool({ name: 'deploy', arguments: { target: 'prod' } })
+  expect(questions).toHaveLength(2)
+})
+
 test('elicitation is off with elicitation: false (the configured responder answers)', async () => {
   const { endpoint } = await serveHttp({ elicitation: false })
   const { client, questions } = await httpClient(endpoint, { answer: { action: 'accept', content: { allow: true } } })
