@@ -192,7 +192,7 @@ export class ServerConnection {
     } catch (error) {
       if (signal.aborted) throw signal.reason
       const transport = this.transport
-      throw explainCallError(error, this.name, tool, timeoutMs, () => transport instanceof StdioTransport && transport.exit ? `${transport.exit}${stderrOf(transport)}` : undefined)
+      throw explainCallError(error, this.name, tool, timeoutMs, () => ({ how: transport instanceof StdioTransport ? transport.exit : undefined, stderr: transport ? stderrOf(transport) : '' }))
     } finally {
       signal.removeEventListener('abort', onAbort)
     }

@@ -12,7 +12,7 @@ export class McpCallError extends Error {
 }
 
 /** Turns what the SDK threw for a tools/call into a clear McpCallError naming the server and the tool. */
-export function explainCallError(error: unknown, server: string, tool: string, timeoutMs: number, exit: () => string | undefined): McpCallError {
+export function explainCallError(error: unknown, server: string, tool: string, timeoutMs: number, exit: () => { how?: string; stderr: string }): McpCallError {
   const where = `MCP server "${server}"`
   if (error instanceof McpCallError) return error
   if (error instanceof McpError) {
@@ -20,8 +20,8 @@ export function explainCallError(error: unknown, server: string, tool: string, t
       return new McpCallError(`${where}: ${tool} timed out after ${timeoutMs} ms; the server was sent notifications/cancelled`, 'timeout')
     }
     if (error.code === ErrorCode.ConnectionClosed) {
-      const how = exit() ?? 'closed the connection'
-      return new McpCallError(`${where} ${how} while ${tool} was running; its outcome is unknown (the server is being restarted)`, 'crash')
+      const { how = 'closed the connection', stderr } = exit()
+      return new McpCallError(`${where} ${how} while ${tool} was running; its outcome is unknown (the server is being restarted)${stderr}`, 'crash')
     }
     return new McpCallError(`${where} refused ${tool}: ${oneLine(stripPrefix(error.message))} (JSON-RPC error ${error.code})`, 'server')
   }
