@@ -13,6 +13,7 @@ import PermissionPolicy from '@dshkit/permission-policy'
 import UserApproval from '@dshkit/user-approval'
 import TimeoutPolicy from '@dshkit/timeout-policy'
 import RetryPolicy from '@dshkit/retry-policy'
+import CheckpointPolicy from '@dshkit/session-checkpoint-policy'
 import SpillLocal from '@dshkit/spill-local'
 import SpillPolicy from '@dshkit/spill-policy'
 import Pruner from '@dshkit/compaction-tool-result-pruner'
@@ -166,6 +167,7 @@ const Shape = strictConfig({
   'user-approval': part(UserApproval.Config),
   'timeout-policy': part(TimeoutPolicy.Config),
   'retry-policy': part(RetryPolicy.Config),
+  'session-checkpoint-policy': part(CheckpointPolicy.Config),
   'spill-local': part(SpillLocal.Config),
   'spill-policy': part(SpillPolicy.Config),
   'compaction-tool-result-pruner': part(Pruner.Config),

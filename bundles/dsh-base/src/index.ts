@@ -11,6 +11,7 @@ import PermissionPolicy from '@dshkit/permission-policy'
 import UserApproval from '@dshkit/user-approval'
 import TimeoutPolicy from '@dshkit/timeout-policy'
 import RetryPolicy from '@dshkit/retry-policy'
+import CheckpointPolicy from '@dshkit/session-checkpoint-policy'
 import SpillLocal from '@dshkit/spill-local'
 import SpillPolicy from '@dshkit/spill-policy'
 import Pruner from '@dshkit/compaction-tool-result-pruner'
@@ -84,6 +85,8 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   use(UserApproval, config['user-approval'])
   use(RetryPolicy, config['retry-policy'])
   use(TimeoutPolicy, config['timeout-policy'])
+  // A tool body starts only once its tool/call is durable (it prepends itself: outermost on tools/execute).
+  use(CheckpointPolicy, config['session-checkpoint-policy'])
   plug(providers.spill)
   use(SpillLocal, config['spill-local'])
   use(SpillPolicy, config['spill-policy'])
