@@ -40,6 +40,7 @@ export function ruleOf(detail: Record<string, JsonValue> | undefined): string | 
   let label: string | undefined
   if (typeof which === 'string') label = which
   else if (typeof which === 'number') label = `rule #${which}`
+  else if (which && typeof which === 'object' && !Array.isArray(which) && typeof which.index === 'number') label = `rule #${which.index}`
   else if (which !== undefined) label = compact(which)
   else {
     const rest = Object.fromEntries(Object.entries(detail).filter(([key]) => key !== 'file'))

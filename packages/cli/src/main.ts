@@ -1,7 +1,9 @@
 import { stat } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
+import { explain } from './commands/explain.js'
 import { log } from './commands/log.js'
+import { replay } from './commands/replay.js'
 import { listGrants, revokeGrant } from './commands/grants.js'
 import { mcpServe } from './commands/mcp.js'
 import { run } from './commands/run.js'
@@ -73,6 +75,13 @@ export async function main(argv: string[]): Promise<number> {
       case 'log':
         if (rest.length !== 1) throw new UsageError('log takes exactly one SESSION.jsonl file')
         return await log({ file: rest[0], json: values.json })
+      case 'explain':
+        if (rest.length !== 1) throw new UsageError('explain takes exactly one CALLS.jsonl file')
+        return await explain({ file: rest[0], config: values.config, root: values.root, json: values.json })
+      case 'replay':
+        if (rest.length !== 1) throw new UsageError('replay takes exactly one SESSION.jsonl file (or postgres://…#SESSION_ID)')
+        if (!values.config) throw new UsageError('replay needs --config FILE: the configuration to re-judge the recorded calls under')
+        return await replay({ file: rest[0], config: values.config, root: values.root, json: values.json })
       case 'stats':
         if (rest.length !== 1) throw new UsageError('stats takes exactly one SESSION.jsonl file (or postgres://…#SESSION_ID)')
         return await stats({ file: rest[0], json: values.json })

@@ -9,6 +9,8 @@ export interface BootOptions {
   /** Sandbox root; with --config it overrides the file only when given explicitly. */
   root?: string
   log?: string
+  /** Judge only (explain, replay): no session store opens, so a recorded log is never locked, repaired or written. */
+  memoryOnly?: boolean
 }
 
 type Patch = (config: any, value: string) => any
@@ -25,8 +27,19 @@ const logPatches: Record<string, Patch> = {
   '@dshkit/session-store-jsonl': (c, path) => ({ ...c, path }),
 }
 
+const SESSION_STORES = ['@dshkit/session-store-jsonl', '@dshkit/session-store-postgres']
+
+/** dsh-base without its log, session store or session provider: the memory store keeps nothing on disk. */
+function withoutStore(config: any) {
+  if (!config || typeof config !== 'object') return config
+  const { log: _log, 'session-store-jsonl': _store, ...rest } = config
+  if (rest.providers?.session) rest.providers = { ...rest.providers, session: undefined }
+  return rest
+}
+
 function patch(entry: any, options: BootOptions) {
   let config = entry?.config
+  if (options.memoryOnly && entry?.name === '@dshkit/dsh-base') config = withoutStore(config)
   if (options.root && rootPatches[entry?.name]) config = rootPatches[entry.name](config, options.root)
   if (options.log && logPatches[entry?.name]) config = logPatches[entry.name](config, options.log)
   return config === entry?.config ? entry : { ...entry, config }
@@ -57,6 +70,7 @@ export async function bootRuntime(options: BootOptions) {
   } else {
     options = { ...options, root: options.root ?? process.cwd() }
   }
+  if (options.memoryOnly) entries = entries.filter((entry: any) => !SESSION_STORES.includes(entry?.name))
   const report = await bootEntries(ctx, entries.map((entry) => patch(entry, options)), source)
   booting = false
   const missing = ['tools', 'loop'].filter((service) => !ctx.get(service))

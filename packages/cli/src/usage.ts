@@ -5,13 +5,15 @@ Usage:
   dshkit tools [--config cordis.yml] [--root DIR] [--json]
   dshkit log SESSION.jsonl|postgres://…#SESSION_ID [--json]
   dshkit grants [revoke ID] [--file FILE | --root DIR] [--json]
+  dshkit explain CALLS.jsonl [--config cordis.yml] [--root DIR] [--json]
+  dshkit replay SESSION.jsonl|postgres://…#SESSION_ID --config other.yml [--root DIR] [--json]
   dshkit stats SESSION.jsonl|postgres://…#SESSION_ID [--json]
   dshkit mcp serve [--config cordis.yml] [--root DIR] [--log session.jsonl] [--http PORT]
   dshkit <command> --help
 
 With no CALLS file, \`dshkit run\` runs the bundled demo in a temporary copy of its workspace.
 Exit codes: 0 every call ran and was recorded (tool errors are results), 1 bad input, boot failure,
-or a call not run or not recorded, 2 usage, 130 interrupted.`
+or a call not run or not recorded, 2 usage, 3 (replay) a call that ran would now be denied, 130 interrupted.`
 
 export const COMMAND_HELP: Record<string, string> = {
   grants: `dshkit grants [--file FILE | --root DIR] [--json]
@@ -54,6 +56,24 @@ Replays a session log without changing it: every call with its result, context m
 calls that were started but never finished (interrupted by a crash). A postgres:// location reads
 one session of @dshkit/session-store-postgres (the id after #, percent-encoded); without #SESSION_ID
 it lists the sessions stored there.`,
+  explain: `dshkit explain CALLS.jsonl [--config cordis.yml] [--root DIR] [--json]
+
+For each line of CALLS.jsonl (as \`dshkit run\` reads it), what a run would decide — allow, ask (and who
+would ask) or deny (who, why) — and each plugin's turn: validation, pre-execute listeners, guards
+and the approval that would be asked. Nothing runs: no body, no wrapper, no post-execute listener,
+no approval prompt, no session log. Listeners see exec.dryRun; one that cannot judge without running
+something says so (shown with !). --json prints one {"type":"explain", line, ...} object per call.`,
+  replay: `dshkit replay SESSION.jsonl --config other.yml [--root DIR] [--json]
+       dshkit replay 'postgres://USER@HOST/DB[?schema=NAME]#SESSION_ID' --config other.yml [--json]
+
+Re-judges every recorded tool/call of a session log under another configuration, running no body,
+and prints what would change: allowed → denied (by whom, which rule), denied → allowed, newly asked.
+The log is only read (no session store opens). --root is the workspace the sandbox rules judge paths
+against (default: current directory). --json prints one {"type":"call", before, after, changed,
+breaking} object per recorded call and a {"type":"summary"}.
+
+Exit codes: 0 no call that ran would now be denied, 3 some would (a policy change to look at before
+it ships), 1 bad log or config, 2 usage.`,
   stats: `dshkit stats SESSION.jsonl [--json]
        dshkit stats 'postgres://USER@HOST/DB[?schema=NAME]#SESSION_ID' [--json]
 
