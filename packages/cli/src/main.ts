@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { explain } from './commands/explain.js'
 import { log } from './commands/log.js'
+import { rewind } from './commands/rewind.js'
 import { replay } from './commands/replay.js'
 import { listGrants, revokeGrant } from './commands/grants.js'
 import { mcpServe } from './commands/mcp.js'
@@ -28,6 +29,9 @@ export async function main(argv: string[]): Promise<number> {
         log: { type: 'string' },
         http: { type: 'string' },
         json: { type: 'boolean', default: false },
+        to: { type: 'string' },
+        apply: { type: 'boolean', default: false },
+        force: { type: 'boolean', default: false },
         file: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -75,6 +79,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'log':
         if (rest.length !== 1) throw new UsageError('log takes exactly one SESSION.jsonl file')
         return await log({ file: rest[0], json: values.json })
+      case 'rewind':
+        if (rest.length !== 1) throw new UsageError('rewind takes exactly one SESSION.jsonl file')
+        if (!values.to) throw new UsageError('rewind needs --to CALL_ID: the call whose before-state to restore (list the ids with `dshkit log SESSION.jsonl`)')
+        return await rewind({ file: rest[0], to: values.to, apply: values.apply, force: values.force, root: values.root, json: values.json })
       case 'explain':
         if (rest.length !== 1) throw new UsageError('explain takes exactly one CALLS.jsonl file')
         return await explain({ file: rest[0], config: values.config, root: values.root, json: values.json })

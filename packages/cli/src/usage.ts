@@ -5,6 +5,7 @@ Usage:
   dshkit tools [--config cordis.yml] [--root DIR] [--json]
   dshkit log SESSION.jsonl|postgres://…#SESSION_ID [--json]
   dshkit grants [revoke ID] [--file FILE | --root DIR] [--json]
+  dshkit rewind SESSION.jsonl --to CALL_ID [--apply] [--force] [--root DIR] [--json]
   dshkit explain CALLS.jsonl [--config cordis.yml] [--root DIR] [--json]
   dshkit replay SESSION.jsonl|postgres://…#SESSION_ID --config other.yml [--root DIR] [--json]
   dshkit stats SESSION.jsonl|postgres://…#SESSION_ID [--json]
@@ -56,6 +57,20 @@ Replays a session log without changing it: every call with its result, context m
 calls that were started but never finished (interrupted by a crash). A postgres:// location reads
 one session of @dshkit/session-store-postgres (the id after #, percent-encoded); without #SESSION_ID
 it lists the sessions stored there.`,
+  rewind: `dshkit rewind SESSION.jsonl --to CALL_ID [--apply] [--force] [--root DIR] [--json]
+
+Restores the files the recorded calls changed, from CALL_ID on, to their content before CALL_ID,
+from the before-images @dshkit/fs-checkpoint kept in SESSION.jsonl.checkpoints/. Without --apply it
+only prints the plan: files restored, files deleted because a recorded call created them, files
+skipped and why, and shell calls or jobs whose changes are not tracked.
+
+  --to ID     the call (or an earlier rewind) to go back to before; \`dshkit log\` lists the ids
+  --apply     change the files; the rewind is recorded in the log and can itself be rewound
+  --force     also overwrite or delete files someone changed since the agent's last recorded change
+  --root DIR  only touch files under DIR
+  --json      print the plan (and result) as JSON
+
+Files no recorded call created are never deleted; a .git folder is never touched.`,
   explain: `dshkit explain CALLS.jsonl [--config cordis.yml] [--root DIR] [--json]
 
 For each line of CALLS.jsonl (as \`dshkit run\` reads it), what a run would decide — allow, ask (and who

@@ -52,6 +52,17 @@ function describe(event: SessionEvent, calls: Map<string, ToolCallEvent>, out: (
     case 'context/added':
       out(`+ ${event.time} context from ${event.source}`)
       break
+    case 'fs/write-intent':
+    case 'fs/edit-intent':
+      out(`✎ ${event.time} ${event.type === 'fs/write-intent' ? 'write' : 'edit'} [${event.callId}] ${event.path} (${short(event.before)} → ${short(event.after)})`)
+      break
+    case 'fs/observed':
+      out(`◦ ${event.time} read [${event.callId}] ${event.path}${event.hash ? ` (${short(event.hash)})` : ' (part)'}`)
+      break
+    case 'fs/rewind':
+      out(`↶ ${event.time} rewind [${event.callId}] to before ${event.to}: ${event.changes.length} file${event.changes.length === 1 ? '' : 's'}`)
+      for (const change of event.changes) out(`    ${change.path} (${short(change.before)} → ${short(change.after)})`)
+      break
     case 'approval/requested':
       out(`? ${event.time} approval asked [${event.callId}] ${truncate(event.summary, 160)}${event.source ? ` by ${event.source}` : ''}${event.reason ? `: ${truncate(event.reason, 120)}` : ''}`)
       break
@@ -70,6 +81,9 @@ function describe(event: SessionEvent, calls: Map<string, ToolCallEvent>, out: (
     }
   }
 }
+
+/** A content hash as `dshkit rewind` prints it; `absent` and `unknown` as they are. */
+const short = (hash: string) => hash.length === 64 ? hash.slice(0, 12) : hash
 
 /** `approval/requested` events with no `approval/answered` for their requestId. */
 function unansweredAsks(events: readonly SessionEvent[]) {

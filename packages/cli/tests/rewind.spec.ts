@@ -1,0 +1,97 @@
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, expect, it } from 'vitest'
+import { Context } from 'cordis'
+import { cleanup, tempDir } from '@dshkit/testing'
+import DshBase from '@dshkit/dsh-base'
+import { dshkit } from './run-cli.js'
+
+afterEach(cleanup)
+
+const exists = (path: string) => stat(path).then(() => true, () => false)
+
+/** A workspace with a user file and a .git, and a session where the agent wrote, edited and created files. */
+async function session() {
+  const root = await tempDir('dshkit-cli-rewind-')
+  const home = await tempDir('dshkit-cli-rewind-log-')
+  const log = join(home, 'session.jsonl')
+  await mkdir(join(root, '.git'))
+  await writeFile(join(root, '.git', 'HEAD'), 'ref: refs/heads/main\n')
+  await writeFile(join(root, 'notes.md'), 'mine\n')
+  const calls = [
+    { callId: 'c1', name: 'fs_write', arguments: { path: 'notes.md', content: 'agent v1\n' } },
+    { callId: 'c2', name: 'fs_edit', arguments: { path: 'notes.md', old: 'v1', new: 'v2' } },
+    { callId: 'c3', name: 'fs_write', arguments: { path: 'src/new.ts', content: 'export {}\n' } },
+    { callId: 'c4', name: 'fs_read', arguments: { path: 'notes.md' } },
+  ]
+  // In-process (the same dsh-base `dshkit run` boots), so each test spawns only the commands it checks.
+  const ctx = new Context()
+  const fiber = ctx.plugin(DshBase, { log, 'fs-sandbox': { roots: [root] }, 'user-approval': { responder: 'headless' }, 'shell-sandbox': false })
+  try {
+    await fiber
+    await ctx.loop.executeToolCalls(calls)
+  } finally {
+    await fiber.dispose() // releases the log's writer lock
+  }
+  return { root, log }
+}
+
+it('dshkit log shows the write intents, reads observed, and rewinds', { timeout: 90_000 }, async () => {
+  const { root, log } = await session()
+  const { stdout } = await dshkit(['log', log])
+  expect(stdout).toMatch(new RegExp(`✎ \\S+ write \\[c1\\] ${join(root, 'notes.md')} \\([0-9a-f]{12} → [0-9a-f]{12}\\)`))
+  expect(stdout).toMatch(new RegExp(`✎ \\S+ edit \\[c2\\] ${join(root, 'notes.md')}`))
+  expect(stdout).toMatch(new RegExp(`✎ \\S+ write \\[c3\\] ${join(root, 'src/new.ts')} \\(absent → [0-9a-f]{12}\\)`))
+  expect(stdout).toMatch(new RegExp(`◦ \\S+ read \\[c4\\] ${join(root, 'notes.md')} \\([0-9a-f]{12}\\)`))
+})
+
+it('dshkit rewind prints the plan and changes nothing without --apply; --apply restores and records the rewind', { timeout: 90_000 }, async () => {
+  const { root, log } = await session()
+  const plan = await dshkit(['rewind', log, '--to', 'c1'])
+  expect(plan.code).toBe(0)
+  expect(plan.stdout).toContain(`restore  ${join(root, 'notes.md')}`)
+  expect(plan.stdout).toContain(`delete   ${join(root, 'src/new.ts')} (a recorded call created it)`)
+  expect(plan.stdout).toContain('run again with --apply')
+  expect(await readFile(join(root, 'notes.md'), 'utf8')).toBe('agent v2\n')
+  const applied = await dshkit(['rewind', log, '--to', 'c1', '--apply'])
+  expect(applied.code).toBe(0)
+  expect(await readFile(join(root, 'notes.md'), 'utf8')).toBe('mine\n')
+  expect(await exists(join(root, 'src/new.ts'))).toBe(false)
+  expect(await readdir(join(root, '.git'))).toEqual(['HEAD'])
+  const undo = /undo it with: dshkit rewind \S+ --to (rewind-\S+) --apply/.exec(applied.stdout)![1]
+  expect((await dshkit(['log', log])).stdout).toContain(`rewind [${undo}] to before c1: 2 files`)
+  expect((await dshkit(['rewind', log, '--to', undo, '--apply'])).code).toBe(0)
+  expect(await readFile(join(root, 'notes.md'), 'utf8')).toBe('agent v2\n')
+  expect(await readFile(join(root, 'src/new.ts'), 'utf8')).toBe('export {}\n')
+})
+
+it('a file edited by someone since is skipped unless --force', { timeout: 90_000 }, async () => {
+  const { root, log } = await session()
+  await writeFile(join(root, 'notes.md'), 'the user typed here\n')
+  const plan = await dshkit(['rewind', log, '--to', 'c2', '--apply'])
+  expect(plan.stdout).toMatch(/skipped  \S+notes\.md: it changed since the agent's last recorded change/)
+  expect(await readFile(join(root, 'notes.md'), 'utf8')).toBe('the user typed here\n')
+  const forced = await dshkit(['rewind', log, '--to', 'c2', '--apply', '--force'])
+  expect(forced.code, forced.stderr + forced.stdout).toBe(0)
+  expect(await readFile(join(root, 'notes.md'), 'utf8')).toBe('agent v1\n')
+})
+
+it('--root limits the rewind to files under it', { timeout: 90_000 }, async () => {
+  const { root, log } = await session()
+  const { stdout } = await dshkit(['rewind', log, '--to', 'c1', '--root', join(root, 'src'), '--apply'])
+  expect(stdout).toMatch(/skipped  \S+notes\.md: it is outside /)
+  expect(await exists(join(root, 'src/new.ts'))).toBe(false)
+  expect(await readFile(join(root, 'notes.md'), 'utf8')).toBe('agent v2\n')
+})
+
+it('mistakes get one line: unknown call id, no --to, missing log', { timeout: 90_000 }, async () => {
+  const { log } = await session()
+  const unknown = await dshkit(['rewind', log, '--to', 'nope'])
+  expect(unknown.code).toBe(1)
+  expect(unknown.stderr).toBe('dshkit: no call with id "nope" in this session log; list the call ids with `dshkit log <log>` (or ctx.checkpoints.list())\n')
+  const noTo = await dshkit(['rewind', log])
+  expect(noTo.code).toBe(2)
+  expect(noTo.stderr.split('\n')[0]).toBe('dshkit: rewind needs --to CALL_ID: the call whose before-state to restore (list the ids with `dshkit log SESSION.jsonl`)')
+  const missing = await dshkit(['rewind', log + '.nope', '--to', 'c1'])
+  expect(missing.stderr).toBe(`dshkit: ${log}.nope: cannot read session log: no such file\n`)
+})
