@@ -9,7 +9,7 @@ import { claimPost } from './post.js'
 import { isAbortSignal, makeExecution, prepareCall, preparedBy, type Checked, type RegisteredTool } from './prepare.js'
 export type { RegisteredTool } from './prepare.js'
 import { hookSource, isListenerError, runWaterfall, type WaterfallTrace } from './waterfall.js'
-import { readDetail, Trace } from './trace.js'
+import { readDetail, setFields, Trace, type TraceDecision, type TraceEntry } from './trace.js'
 import { isRewrite, MAX_REWRITES, readRewrite, rewriteExecution, tooManyRewrites, withRewriteMeta, type Rewrite } from './rewrite.js'
 import type { ListenerLists, ToolEvent } from './listeners.js'
 import type {
@@ -192,11 +192,14 @@ export async function preExecute(state: PipelineState, exec: ToolExecution, trac
 }
 
 /** What a pre-execute listener's turn decided: `pass` when it comes to what its inner listeners decided. */
-function readPre(value: unknown, claimed: PreToolDecision, inner: PreToolDecision | undefined, _calls: number, passed: boolean): ReturnType<WaterfallTrace<PreToolDecision>['read']> {
-  const detail = passed ? undefined : readDetail(value)
-  if (passed || (inner && sameDecision(claimed, inner))) return { decision: 'pass', fields: { detail } }
-  if (claimed.kind === 'allow') return { decision: claimed.updatedArguments === undefined ? 'allow' : 'rewrite', fields: { detail } }
-  return { decision: claimed.kind, fields: { reason: claimed.reason, detail } }
+function readPre(entry: TraceEntry, value: unknown, claimed: PreToolDecision, inner: PreToolDecision | undefined, _calls: number, passed: boolean): TraceDecision {
+  if (passed) return 'pass'
+  const detail = readDetail(value)
+  if (detail) entry.detail = detail
+  if (inner && sameDecision(claimed, inner)) return 'pass'
+  if (claimed.kind === 'allow') return claimed.updatedArguments === undefined ? 'allow' : 'rewrite'
+  if (claimed.reason !== undefined) entry.reason = claimed.reason
+  return claimed.kind
 }
 
 function sameDecision(a: PreToolDecision, b: PreToolDecision): boolean {
@@ -299,12 +302,12 @@ function claimWrapped(value: unknown, source: string): ToolExecutionResult {
 /** Step 6: the `tools/execute` onion around the body. */
 async function dispatch(state: PipelineState, exec: ToolExecution, entry: RegisteredTool, args: unknown, trace: Trace | undefined) {
   const hooks = listeners(state, 'tools/execute')
-  if (!hooks) return trace ? runBodyTraced(trace, trace.group(), 0, exec, exec.signal, entry, args) : runBody(exec, exec.signal, entry, args)
+  if (!hooks) return trace ? runBody(exec, exec.signal, entry, args, trace, trace.group(), 0) : runBody(exec, exec.signal, entry, args)
   let running: Promise<unknown> | undefined
   const group = trace?.group() ?? 0
   // The innermost layer's exec carries the effective signal: the caller's fused with every wrapper's.
   const body = (inner: readonly unknown[]) => running = trace
-    ? runBodyTraced(trace, group, hooks.length, exec, (inner[0] as ToolExecution).signal, entry, args)
+    ? runBody(exec, (inner[0] as ToolExecution).signal, entry, args, trace, group, hooks.length)
     : runBody(exec, (inner[0] as ToolExecution).signal, entry, args)
   try {
     const options = { report: reportTo(state, 'tools/execute'), reentrant: true, rebind: passSignal }
@@ -331,20 +334,23 @@ function passSignal(args: readonly unknown[], options: unknown) {
 }
 
 /** A wrapper's turn: `wrapped` when the body ran inside it, `replaced` when it answered without `next()`. */
-function readWrapper(_value: unknown, claimed: ToolExecutionResult, _inner: ToolExecutionResult | undefined, calls: number): ReturnType<WaterfallTrace<ToolExecutionResult>['read']> {
-  return { decision: calls ? 'wrapped' : 'replaced', fields: { calls, ...claimed.isError && { code: claimed.error.code } } }
+function readWrapper(entry: TraceEntry, _value: unknown, claimed: ToolExecutionResult, _inner: ToolExecutionResult | undefined, calls: number): TraceDecision {
+  if (calls > 1) entry.calls = calls
+  if (claimed.isError) entry.code = claimed.error.code
+  return calls ? 'wrapped' : 'replaced'
 }
 
-async function runBodyTraced(trace: Trace, group: number, depth: number, exec: ToolExecution, signal: AbortSignal, entry: RegisteredTool, args: unknown) {
-  const record = trace.open('body', entry.source, group, depth)
-  const result = await runBody(exec, signal, entry, args)
-  if (result.isError) trace.close(record, 'failed', { code: result.error.code, reason: result.error.message })
-  else trace.close(record, 'ok', { contexts: result.additionalContexts?.length })
-  return result
+function closeBody(trace: Trace, turn: number, result: ToolExecutionResult) {
+  if (result.isError) trace.close(turn, 'failed', { code: result.error.code, reason: result.error.message })
+  else trace.close(turn, 'ok', { contexts: result.additionalContexts?.length })
 }
 
-/** `signal` is the effective one (the caller's fused with every wrapper's); `exec.signal` is the caller's. */
-async function runBody(exec: ToolExecution, signal: AbortSignal, entry: RegisteredTool, args: unknown): Promise<ToolExecutionResult> {
+/**
+ * `signal` is the effective one (the caller's fused with every wrapper's); `exec.signal` is the caller's.
+ * With a trace, the body's turn belongs to `group` at `depth` (inside the innermost wrapper).
+ */
+async function runBody(exec: ToolExecution, signal: AbortSignal, entry: RegisteredTool, args: unknown, trace?: Trace, group = 0, depth = 0): Promise<ToolExecutionResult> {
+  const turn = trace ? trace.open('body', entry.source, group, depth) : -1
   const { def, source } = entry
   const contexts: ContextMessage[] = []
   let concludesTurn = false
@@ -359,15 +365,24 @@ async function runBody(exec: ToolExecution, signal: AbortSignal, entry: Register
     },
   }
   let value: unknown
+  let result: ToolExecutionResult
   try {
     value = await def.execute(args, run)
+    result = exec.signal.aborted ? aborted(exec) : bodyResult(exec, def, source, args, value, contexts, concludesTurn)
   } catch (error) {
-    if (exec.signal.aborted && isAbortOf(error, exec.signal)) return aborted(exec)
-    // A tool marks a failure permanent (a missing file) with `retryable: false`, so retry-policy stops.
-    const permanent = safeProperty(error, 'retryable') === false
-    return decided(toolFailure('TOOL_ERROR', errorMessage(error), source, permanent ? { retryable: false } : undefined), 'tool')
+    if (exec.signal.aborted && isAbortOf(error, exec.signal)) result = aborted(exec)
+    else {
+      // A tool marks a failure permanent (a missing file) with `retryable: false`, so retry-policy stops.
+      const permanent = safeProperty(error, 'retryable') === false
+      result = decided(toolFailure('TOOL_ERROR', errorMessage(error), source, permanent ? { retryable: false } : undefined), 'tool')
+    }
   }
-  if (exec.signal.aborted) return aborted(exec)
+  if (turn >= 0) closeBody(trace!, turn, result)
+  return result
+}
+
+/** What the body returned, as a success; INVALID_RESULT when it is not JSON or `render()` fails. Never throws. */
+function bodyResult(exec: ToolExecution, def: RegisteredTool['def'], source: string, args: unknown, value: unknown, contexts: ContextMessage[], concludesTurn: boolean): ToolExecutionResult {
   try {
     const json = snapshotJson(value === undefined ? null : value, 'the return value')
     const content = def.render ? checkContent(def.render(json as any, args), 'render()') : renderValue(json)
@@ -411,29 +426,29 @@ async function postExecute(state: PipelineState, exec: ToolExecution, result: To
 }
 
 /** A post-execute listener's turn: its decision's kind, the contexts it added and its detail. */
-function readPost(value: unknown, _claimed: ToolExecutionResult, _inner: ToolExecutionResult | undefined, _calls: number, passed: boolean): ReturnType<WaterfallTrace<ToolExecutionResult>['read']> {
-  if (passed) return { decision: 'pass' }
+function readPost(entry: TraceEntry, value: unknown, _claimed: ToolExecutionResult, _inner: ToolExecutionResult | undefined, _calls: number, passed: boolean): TraceDecision {
+  if (passed) return 'pass'
   // The claim validated it already: a decision of a known kind.
   const decision = value as PostToolDecision
-  const reason = decision.kind === 'block' ? decision.reason : undefined
-  return { decision: decision.kind, fields: { reason, contexts: decision.additionalContexts?.length, detail: readDetail(value) } }
+  setFields(entry, { reason: decision.kind === 'block' ? decision.reason : undefined, contexts: decision.additionalContexts?.length, detail: readDetail(value) })
+  return decision.kind
 }
 
 /** Steps 9–10: the definition's finalizer, freezing, and the observe-only `tools/result`. */
 function finish(state: PipelineState, exec: ToolExecution, entry: RegisteredTool | undefined, result: ToolExecutionResult, trace: Trace | undefined) {
   const def = entry?.def
   if (def?.finalizeContent) {
-    const record = trace?.open('finalize', entry!.source)
+    const turn = trace?.open('finalize', entry!.source)
     try {
       const content = def.finalizeContent(exec, deepFreeze(result))
       if (content !== undefined) result = { ...result, content: checkContent(content, 'finalizeContent()') }
-      if (record) trace!.close(record, content === undefined ? 'pass' : 'replace')
+      if (turn !== undefined) trace!.close(turn, content === undefined ? 'pass' : 'replace')
     } catch (error) {
       result = { ...result, meta: { ...result.meta, finalizeError: errorMessage(error) } }
-      if (record) trace!.close(record, 'error', { reason: errorMessage(error) })
+      if (turn !== undefined) trace!.close(turn, 'error', { reason: errorMessage(error) })
     }
   }
-  if (trace) result = { ...result, meta: { ...result.meta, trace: trace.entries() as unknown as JsonValue } }
+  if (trace) result = withTrace(result, trace.entries())
   const frozen = deepFreeze(result)
   const observers = listeners(state, 'tools/result')
   if (observers) {
@@ -447,6 +462,21 @@ function finish(state: PipelineState, exec: ToolExecution, entry: RegisteredTool
     }
   }
   return frozen
+}
+
+/**
+ * The result with `meta.trace`, copied field by field: an object spread (`{ ...result, meta }`) here made the
+ * following deep freeze several times slower than the whole rest of a traced call (bench/pipeline).
+ */
+function withTrace(result: ToolExecutionResult, entries: TraceEntry[]): ToolExecutionResult {
+  const meta: Record<string, JsonValue> = result.meta ? Object.assign({}, result.meta) : {}
+  meta.trace = entries as unknown as JsonValue
+  const copy: ToolExecutionResult = result.isError
+    ? { isError: true, error: result.error, content: result.content, meta }
+    : { isError: false, value: result.value, content: result.content, meta }
+  if (result.additionalContexts) copy.additionalContexts = result.additionalContexts
+  if (!result.isError && result.concludesTurn) (copy as { concludesTurn?: boolean }).concludesTurn = true
+  return copy
 }
 
 function logObserver(state: PipelineState, error: unknown) {

@@ -41,78 +41,77 @@ export interface TraceEntry {
   detail?: TraceDetail
 }
 
-/** A turn while it runs: raw times, and which waterfall run and depth it belongs to (for own time). */
-export interface TraceRecord {
-  phase: TracePhase
-  plugin: string
-  decision: TraceDecision
-  start: number
-  end: number
-  /** Records of one waterfall run share a group; the body belongs to the group of its execute run. */
-  group: number
-  depth: number
-  reason?: string
-  code?: ToolErrorCode
-  contexts?: number
-  calls?: number
-  detail?: TraceDetail
-}
-
-export type TraceFields = Pick<TraceRecord, 'reason' | 'code' | 'contexts' | 'calls' | 'detail'>
+export type TraceFields = Pick<TraceEntry, 'reason' | 'code' | 'contexts' | 'calls' | 'detail'>
 
 const now = () => performance.now()
 
-/** The turns of one call; made only when tracing is on (or for explain), so a call without it allocates nothing. */
+/**
+ * The turns of one call; made only when tracing is on (or for explain), so a call without it allocates nothing.
+ * A turn is an index: its entry (already in its final JSON shape) and, in one flat array, its start, end,
+ * waterfall run and depth, so a turn costs one object and two clock reads.
+ */
 export class Trace {
-  readonly records: TraceRecord[] = []
+  private readonly list: TraceEntry[] = []
+  /**
+   * Per turn: start, end, group, depth. Turns of one waterfall run share a group (0: none); the body belongs to
+   * the group of its execute run, one deeper than the innermost wrapper.
+   */
+  private readonly times: number[] = []
   /** In a dry run: the ask approval would have been sent (explain reports it). */
   asked?: Extract<PreToolDecision, { kind: 'ask' }>
-  private groups = 0
+  private lastGroup = 0
 
   constructor(readonly dryRun = false) {}
 
   /** A fresh id for one waterfall run. */
   group(): number {
-    return ++this.groups
+    return ++this.lastGroup
   }
 
-  open(phase: TracePhase, plugin: string, group = 0, depth = 0): TraceRecord {
-    const t = now()
-    const record: TraceRecord = { phase, plugin, decision: 'pass', start: t, end: t, group, depth }
-    this.records.push(record)
-    return record
+  /** Starts a turn; returns its index. */
+  open(phase: TracePhase, plugin: string, group = 0, depth = 0): number {
+    this.times.push(now(), 0, group, depth)
+    return this.list.push({ phase, plugin, decision: 'pass', ms: 0 }) - 1
   }
 
-  close(record: TraceRecord, decision: TraceDecision, fields?: TraceFields): void {
-    record.end = now()
-    record.decision = decision
-    if (fields) {
-      if (fields.reason !== undefined) record.reason = fields.reason
-      if (fields.code !== undefined) record.code = fields.code
-      if (fields.contexts) record.contexts = fields.contexts
-      if (fields.calls !== undefined && fields.calls > 1) record.calls = fields.calls
-      if (fields.detail !== undefined) record.detail = fields.detail
-    }
+  /** The entry of a turn, to set optional fields on. */
+  entry(turn: number): TraceEntry {
+    return this.list[turn]
   }
 
-  /** The JSON entries: each turn's own time is its span minus the spans of the turns that ran inside it. */
+  close(turn: number, decision: TraceDecision, fields?: TraceFields): void {
+    this.times[turn * 4 + 1] = now()
+    const entry = this.list[turn]
+    entry.decision = decision
+    if (fields) setFields(entry, fields)
+  }
+
+  /** The JSON entries, frozen (a detail is frozen already): each turn's own time is its span minus the spans of the turns that ran inside it. */
   entries(): TraceEntry[] {
-    const { records } = this
-    return records.map((record, i) => {
+    const { list, times: t } = this
+    for (let i = 0; i < list.length; i++) {
+      const start = t[i * 4], end = t[i * 4 + 1], group = t[i * 4 + 2], depth = t[i * 4 + 3]
       let inner = 0
-      for (let j = i + 1; j < records.length && records[j].start <= record.end; j++) {
-        const other = records[j]
-        if (other.group === record.group && other.depth === record.depth + 1 && record.group !== 0) inner += other.end - other.start
+      if (group !== 0) {
+        for (let j = i + 1; j < list.length && t[j * 4] <= end; j++) {
+          if (t[j * 4 + 2] === group && t[j * 4 + 3] === depth + 1) inner += t[j * 4 + 1] - t[j * 4]
+        }
       }
-      const entry: TraceEntry = { phase: record.phase, plugin: record.plugin, decision: record.decision, ms: round(Math.max(0, record.end - record.start - inner)) }
-      if (record.reason !== undefined) entry.reason = record.reason
-      if (record.code !== undefined) entry.code = record.code
-      if (record.contexts) entry.contexts = record.contexts
-      if (record.calls !== undefined) entry.calls = record.calls
-      if (record.detail !== undefined) entry.detail = record.detail
-      return entry
-    })
+      list[i].ms = round(Math.max(0, end - start - inner))
+      // Frozen here, flat: the result's deep freeze then skips them (its key walk was a tenth of a traced call).
+      Object.freeze(list[i])
+    }
+    return Object.freeze(list) as TraceEntry[]
   }
+}
+
+/** Sets the optional fields that have a value (a JSON entry has no `undefined` fields). */
+export function setFields(entry: TraceEntry, fields: TraceFields): void {
+  if (fields.reason !== undefined) entry.reason = fields.reason
+  if (fields.code !== undefined) entry.code = fields.code
+  if (fields.contexts) entry.contexts = fields.contexts
+  if (fields.calls !== undefined && fields.calls > 1) entry.calls = fields.calls
+  if (fields.detail !== undefined) entry.detail = fields.detail
 }
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000

@@ -1,6 +1,6 @@
 import type { Hook } from 'cordis'
 import { errorMessage } from './results.js'
-import type { Trace, TraceDecision, TraceFields, TracePhase } from './trace.js'
+import type { Trace, TraceDecision, TraceEntry, TracePhase } from './trace.js'
 
 /** A throw from a listener or wrapper, tagged with the plugin that threw it. */
 export class ListenerError extends Error {
@@ -59,10 +59,11 @@ export interface WaterfallTrace<R> {
   phase: TracePhase
   group: number
   /**
-   * What a listener's turn decided. `value` is what it returned; `claimed` what the waterfall made of it
-   * (`passed` true: it returned its `next()` value as is); `inner` what its `next()` resolved to; `calls` how often it called `next()`.
+   * What a listener's turn decided; optional fields go straight on `entry`. `value` is what it returned; `claimed`
+   * what the waterfall made of it (`passed` true: it returned its `next()` value as is); `inner` what its `next()`
+   * resolved to; `calls` how often it called `next()`.
    */
-  read(value: unknown, claimed: R, inner: R | undefined, calls: number, passed: boolean): { decision: TraceDecision; fields?: TraceFields }
+  read(entry: TraceEntry, value: unknown, claimed: R, inner: R | undefined, calls: number, passed: boolean): TraceDecision
 }
 
 interface Waterfall<R> {
@@ -134,46 +135,47 @@ async function enter<R>(waterfall: Waterfall<R>, index: number, args: readonly u
     return layer.current = step(layer, rebound)
   }
   const traced = waterfall.trace
-  const record = traced && traced.trace.open(traced.phase, cachedSource(hook), traced.group, index)
+  const turn = traced ? traced.trace.open(traced.phase, cachedSource(hook), traced.group, index) : -1
   let value: unknown
   try {
     value = await hook.callback(...args, next)
   } catch (error) {
     layer.returned = true
-    if (record) traced!.trace.close(record, error === layer.failure ? 'pass' : 'error', { reason: errorMessage(isListenerError(error) ? error.reason : error) })
+    if (turn >= 0) traced!.trace.close(turn, error === layer.failure ? 'pass' : 'error', { reason: errorMessage(isListenerError(error) ? error.reason : error) })
     throw isListenerError(error) ? error : new ListenerError(hookSource(hook), error)
   }
   layer.returned = true
   if (layer.calls && value === layer.passed) {
-    if (record) closeTurn(traced!, record, value, layer.passed as R, layer.passed, layer.calls, true)
+    if (turn >= 0) closeTurn(traced!, turn, value, layer.passed as R, layer.passed, layer.calls, true)
     return layer.passed as R
   }
   if (layer.calls && value === undefined) {
     const source = hookSource(hook)
     const error = new Error(`${source} called next() but did not return its value; write \`return next()\``)
-    if (record) traced!.trace.close(record, 'error', { reason: error.message })
+    if (turn >= 0) traced!.trace.close(turn, 'error', { reason: error.message })
     throw new ListenerError(source, error)
   }
   let claimed: R
   try {
     claimed = waterfall.claim(value, hookSource(hook), layer.running ? undefined : layer.passed, args)
   } catch (error) {
-    if (record) traced!.trace.close(record, 'error', { reason: errorMessage(error) })
+    if (turn >= 0) traced!.trace.close(turn, 'error', { reason: errorMessage(error) })
     throw new ListenerError(hookSource(hook), error)
   }
-  if (record) closeTurn(traced!, record, value, claimed, layer.running ? undefined : layer.passed, layer.calls, false)
+  if (turn >= 0) closeTurn(traced!, turn, value, claimed, layer.running ? undefined : layer.passed, layer.calls, false)
   return claimed
 }
 
-function closeTurn<R>(traced: WaterfallTrace<R>, record: NonNullable<ReturnType<Trace['open']>>, value: unknown, claimed: R, inner: R | undefined, calls: number, passed: boolean) {
-  let turn: ReturnType<WaterfallTrace<R>['read']>
+function closeTurn<R>(traced: WaterfallTrace<R>, turn: number, value: unknown, claimed: R, inner: R | undefined, calls: number, passed: boolean) {
+  let decision: TraceDecision
   try {
-    turn = traced.read(value, claimed, inner, calls, passed)
+    decision = traced.read(traced.trace.entry(turn), value, claimed, inner, calls, passed)
   } catch (error) {
     // The trace reports; it never changes what a call decided.
-    turn = { decision: 'error', fields: { reason: `the trace could not read this decision: ${errorMessage(error)}` } }
+    traced.trace.close(turn, 'error', { reason: `the trace could not read this decision: ${errorMessage(error)}` })
+    return
   }
-  traced.trace.close(record, turn.decision, turn.fields)
+  traced.trace.close(turn, decision)
 }
 
 async function step<R>(layer: Layer<R>, rebound: ReturnType<Rebind>): Promise<R> {
