@@ -79,7 +79,9 @@ export class ServerConnection {
       client.onclose = undefined
       await transport.close().catch(() => {})
       const exit = transport instanceof StdioTransport ? transport.exit : undefined
-      this.problem = `could not start: ${oneLine(exit && !/^(exited|was killed)/.test(exit) ? exit : `${error instanceof Error ? error.message : String(error)}${exit ? ` (the process ${exit})` : ''}`)}${stderrOf(transport)}`
+      // A process that ended says more than the SDK's "Connection closed"; a spawn failure already says it all.
+      const why = exit === undefined ? (error instanceof Error ? error.message : String(error)) : /^(exited|was killed)/.test(exit) ? `the server ${exit} before it was ready` : exit
+      this.problem = `could not start: ${oneLine(why)}${stderrOf(transport)}`
       this.events.log('error', `${this.label()} ${this.problem}`)
       this.scheduleRestart()
     }
