@@ -24,6 +24,10 @@ import Jobs from '@dshkit/jobs'
 import ToolJobs from '@dshkit/tool-jobs'
 import { SEAMS, type Seam } from './seams.js'
 
+/** Where dsh-base keeps user-approval's grants, under the first sandbox root; hidden from the tools by GRANTS_GLOB. */
+export const GRANTS_DIR = '.dshkit'
+const GRANTS_GLOB = `**/${GRANTS_DIR}/**`
+
 /** A composed plugin's key: `false` leaves it out, anything else is that plugin's own config (its own input type). */
 export type Part<S extends z.ZodType> = z.ZodOptional<z.ZodType<z.output<S> | false, z.input<S> | false>>
 
@@ -93,6 +97,22 @@ function shellCwdFromSandbox(config: Record<string, any>) {
   if (!isObject(shellLocal) || shellLocal.cwd !== undefined) return config
   if (!Array.isArray(roots) || typeof roots[0] !== 'string') return config
   return { ...config, 'shell-local': { ...shellLocal, cwd: resolve(roots[0]) } }
+}
+
+/** "Always" answers belong to the project: `<first sandbox root>/.dshkit/grants.json` unless user-approval names a file. */
+function grantsFromSandbox(config: Record<string, any>) {
+  const approval = config['user-approval']
+  if (config.providers?.approval || approval === false || (isObject(approval) && approval.grants !== undefined)) return config
+  const roots = config['fs-sandbox']?.roots
+  const root = Array.isArray(roots) && typeof roots[0] === 'string' ? roots[0] : '.'
+  return { ...config, 'user-approval': { ...isObject(approval) ? approval : {}, grants: resolve(root, GRANTS_DIR, 'grants.json') } }
+}
+
+/** The model must not write its own grants: file tools and the sandboxed shell never see a `.dshkit` folder. */
+function hideGrants<C extends Record<string, any>>(config: C): C {
+  const sandbox = config['fs-sandbox']
+  if (!sandbox || !config['user-approval'] || sandbox.deny.includes(GRANTS_GLOB)) return config
+  return { ...config, 'fs-sandbox': { ...sandbox, deny: [...sandbox.deny, GRANTS_GLOB] } }
 }
 
 /** One shell provider, chosen on purpose; and the sandbox's rules live in one place (fs-sandbox). */
@@ -191,6 +211,8 @@ export const Config: z.ZodType<DshBaseConfig, DshBaseConfigInput> = z.unknown()
   .superRefine(refuseShellMistakes)
   .transform(cwdFromSandbox)
   .transform(shellCwdFromSandbox)
+  .transform(grantsFromSandbox)
   .pipe(Shape)
+  .transform(hideGrants)
   .transform(oneShell)
   .transform(leaveOutReplacedDefaults) as any

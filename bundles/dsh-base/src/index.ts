@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import type { Context } from 'cordis'
 import Tools, { definePlugin } from '@dshkit/tools'
 import Session from '@dshkit/session'
@@ -72,6 +74,9 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   const checkpoints = config['fs-checkpoint']
   const checkpointDir = checkpoints && (checkpoints.dir ?? (jsonl ? `${config.log ?? jsonl.path}.checkpoints` : undefined))
   if (checkpoints && checkpointDir) use(FsCheckpoint, { ...checkpoints, dir: checkpointDir })
+  // The grants folder exists before any command runs, so the sandboxed shell hides it (read-only, empty) and no command can plant a grant.
+  const grants = config['user-approval'] && config['user-approval'].grants
+  if (grants && config['shell-sandbox']) await mkdir(dirname(grants), { recursive: true, mode: 0o700 }).catch(() => {})
   plug(providers.shell)
   use(ShellSandbox, config['shell-sandbox'] && { ...sharedRules(config), ...config['shell-sandbox'] })
   use(ShellLocal, config['shell-local'] ?? false)
