@@ -1,13 +1,16 @@
 import { spawn } from 'node:child_process'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, expect, test } from 'vitest'
+import { afterEach, expect, test, vi } from 'vitest'
 import { cleanup, eventually, exited, onCleanup, psMatching, tempDir, trackSleepers } from '@dshkit/testing'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { bin, dshkit } from './run-cli.js'
 
+// Each test boots dsh-base in a child process (several for the usage test): slow on a busy machine.
+vi.setConfig({ testTimeout: 45_000 })
 afterEach(cleanup)
 const sleepers = trackSleepers()
 afterEach(() => void sleepers.reap())
@@ -160,6 +163,26 @@ test('raw stdio: garbage lines get JSON-RPC errors, stdout carries only JSON-RPC
   expect(await exited(child)).toBe(0)
 })
 
+test('--http: Streamable HTTP on loopback with the token from DSHKIT_MCP_TOKEN; a wrong token is refused; SIGTERM stops it cleanly', async () => {
+  const root = await tempDir('dshkit-mcp-http-')
+  const token = 'a'.repeat(20) + Math.random().toString(36).slice(2).padEnd(20, 'x')
+  const child = spawn(process.execPath, [bin, 'mcp', 'serve', '--http', '0', '--root', root], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DSHKIT_MCP_TOKEN: token } })
+  onCleanup(() => void child.kill('SIGKILL'))
+  let stderr = ''
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  await eventually(() => expect(stderr).toMatch(/at http:\/\/127\.0\.0\.1:\d+\/mcp/), { timeoutMs: 10_000 })
+  const url = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)![1]
+  expect(stderr).toContain(`Authorization: Bearer ${token}`)
+  const refused = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer wrong', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' })
+  expect(refused.status).toBe(401)
+  const client = new Client({ name: 'http-test', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+  expect(text(await client.callTool({ name: 'fs_list', arguments: { path: '.' } }))).toBeDefined()
+  await client.close()
+  child.kill('SIGTERM')
+  expect(await exited(child)).toBe(0)
+})
+
 test('usage mistakes: a bad --http port, a missing subcommand, and a tty responder on stdio are one-line errors', async () => {
   const badPort = await dshkit(['mcp', 'serve', '--http', 'eighty'])
   expect(badPort.code).toBe(2)
@@ -174,7 +197,7 @@ test('usage mistakes: a bad --http port, a missing subcommand, and a tty respond
   expect(tty.code).toBe(1)
   expect(tty.stderr).toMatch(/stdin and stdout carry MCP/)
   expect(tty.stdout).toBe('')
-})
+}, 60_000)
 
 async function eventuallyExited(pid: number): Promise<boolean> {
   const deadline = Date.now() + 10_000
