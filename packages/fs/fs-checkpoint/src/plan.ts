@@ -51,14 +51,22 @@ export class RewindError extends Error {
 /** Tools whose file changes are recorded (fs_write, fs_edit) or that change no files. */
 const TRACKED = new Set(['fs_read', 'fs_write', 'fs_edit', 'fs_list', 'spill_read', 'job_output', 'job_list', 'job_kill'])
 
-/** Where each call (or rewind) begins in the log: its first event. */
-function startsOf(events: readonly SessionEvent[]): Map<string, number> {
-  const starts = new Map<string, number>()
+/**
+ * Where each call (or rewind) begins in the log: its latest `tool/call` (a log appended by several runs
+ * may reuse an id), else its first change record. Each change record is owned by the call begun last before it.
+ */
+function startsOf(events: readonly SessionEvent[]): { latest: Map<string, number>; owners: number[] } {
+  const latest = new Map<string, number>()
+  const owners: number[] = []
   events.forEach((event, i) => {
-    const id = 'callId' in event ? event.callId : undefined
-    if (id !== undefined && !starts.has(id)) starts.set(id, i)
+    if (event.type === 'tool/call' || event.type === 'fs/rewind') latest.set(event.callId, i)
+    if (event.type === 'fs/write-intent' || event.type === 'fs/edit-intent') {
+      if (!latest.has(event.callId)) latest.set(event.callId, i)
+      owners.push(latest.get(event.callId)!)
+    }
+    if (event.type === 'fs/rewind') for (const _ of event.changes) owners.push(i)
   })
-  return starts
+  return { latest, owners }
 }
 
 export function changeRecords(events: readonly SessionEvent[]): ChangeRecord[] {
@@ -77,7 +85,10 @@ export function changeRecords(events: readonly SessionEvent[]): ChangeRecord[] {
 export function rewindPoints(events: readonly SessionEvent[]): RewindPoint[] {
   const points = new Map<string, RewindPoint>()
   for (const event of events) {
-    if (event.type === 'tool/call' && !points.has(event.callId)) points.set(event.callId, { callId: event.callId, name: event.name, time: event.time, files: [] })
+    if (event.type === 'tool/call') {
+      points.delete(event.callId) // a reused id counts from its latest call, in log order
+      points.set(event.callId, { callId: event.callId, name: event.name, time: event.time, files: [] })
+    }
     if (event.type === 'fs/rewind') points.set(event.callId, { callId: event.callId, name: 'rewind', time: event.time, files: [] })
     if ((event.type === 'fs/write-intent' || event.type === 'fs/edit-intent') && !points.has(event.callId)) {
       points.set(event.callId, { callId: event.callId, name: event.type === 'fs/write-intent' ? 'fs_write' : 'fs_edit', time: event.time, files: [] })
@@ -100,15 +111,14 @@ export interface PlanOptions {
 
 /** Plans restoring every file changed from `to` on to its content before `to`. Reads, never writes. */
 export async function planRewind(events: readonly SessionEvent[], to: string, options: PlanOptions): Promise<RewindPlan> {
-  const starts = startsOf(events)
-  const start = starts.get(to)
-  if (start === undefined || !rewindPoints(events).some((p) => p.callId === to)) {
+  const { latest, owners } = startsOf(events)
+  const start = latest.get(to)
+  if (start === undefined) {
     throw new RewindError(`no call with id ${JSON.stringify(to)} in this session log; list the call ids with \`dshkit log <log>\` (or ctx.checkpoints.list())`)
   }
-  const inRange = (id: string) => (starts.get(id) ?? -1) >= start
   const byPath = new Map<string, ChangeRecord[]>()
-  for (const record of changeRecords(events)) {
-    if (!inRange(record.callId)) continue
+  for (const [i, record] of changeRecords(events).entries()) {
+    if (owners[i] < start) continue // made by a call begun before `to`
     const list = byPath.get(record.path) ?? []
     list.push(record)
     byPath.set(record.path, list)

@@ -103,3 +103,18 @@ test('without fs-checkpoint nothing is kept, and a later plan says so instead of
   await t.ok('c1', 'fs_write', { path: 'a.txt', content: 'after' })
   expect(await exists(t.store)).toBe(false)
 })
+
+test('a call id reused by a later run of the same log means its latest call', async () => {
+  const t = await setup()
+  const step = async (callId: string, content: string) => {
+    await t.ctx.session.append({ type: 'tool/call', callId, name: 'fs_write', arguments: { path: 'a.txt', content } })
+    await t.ok(callId, 'fs_write', { path: 'a.txt', content })
+  }
+  await step('c1', 'run1-c1')
+  await step('c2', 'run1-c2')
+  await step('c1', 'run2-c1')
+  await step('c2', 'run2-c2')
+  await t.ctx.checkpoints.apply(await t.ctx.checkpoints.plan('c1'))
+  expect(await read(t.at('a.txt'))).toBe('run1-c2')
+  expect(t.ctx.checkpoints.list().map((p) => p.callId)).toEqual(['c1', 'c2', expect.stringMatching(/^rewind-/)])
+})
