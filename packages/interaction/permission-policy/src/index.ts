@@ -6,12 +6,14 @@ import { loadCommandParser, type ShellService } from '@dshkit/shell'
 import { pathArguments, redirectTargets } from './paths.js'
 import type { Decision } from './rules.js'
 import { PermissionRules } from './verdict.js'
+import { verdictDetail } from './detail.js'
 
 export type { Decision, PathForm, PathLookup } from './rules.js'
 export { pathArguments, redirectTargets } from './paths.js'
 export { describeRule } from './rules.js'
 export { Config, Rule, type ConfigInput } from './config.js'
 export { PermissionRules, type Verdict } from './verdict.js'
+export { verdictDetail } from './detail.js'
 
 export const name = 'permission-policy'
 export const inject = ['tools']
@@ -30,7 +32,8 @@ export const apply = (ctx: Context, input?: ConfigInput): Promise<void> | undefi
   if (can('deny')) {
     ctx.tools.guard((exec) => {
       const verdict = rules.verdict(exec)
-      return verdict.decision === 'deny' ? verdict.message : undefined
+      // The matched rule rides along for the trace (`meta.trace`, explain); the reason is what denies.
+      return verdict.decision === 'deny' ? { reason: verdict.message, detail: verdictDetail(verdict, config.file) } : undefined
     })
   }
   if (can('ask')) {
@@ -41,7 +44,7 @@ export const apply = (ctx: Context, input?: ConfigInput): Promise<void> | undefi
       const inner = await next()
       if (inner.kind === 'deny') return inner
       const also = inner.kind === 'ask' && inner.reason ? `; ${inner.source} also asks: ${inner.reason}` : ''
-      return { kind: 'ask', reason: verdict.message + also }
+      return { kind: 'ask', reason: verdict.message + also, detail: verdictDetail(verdict, config.file) }
     })
   }
   // Until the grammar is loaded, command rules cannot read a line, so such calls are asked about, never allowed.

@@ -7,6 +7,8 @@ export interface Verdict {
   decision: Decision
   /** The rule that decided, or undefined when `default` did (or the line could not be judged). */
   rule?: CompiledRule
+  /** A shell line that could not be judged: the rule it could not be judged against (the ask is not that rule's). */
+  unjudged?: CompiledRule
   message: string
 }
 
@@ -79,7 +81,7 @@ export class PermissionRules {
     if (ask) return { decision: 'ask', rule: ask, message: ruleMessage(ask) }
     if (unsure) return { decision: 'ask', rule: unsure.rule, message: `${ruleMessage(unsure.rule)} may match \`${short(unsure.text)}\`, depending on what is only known at run time (a $VARIABLE, a $(…), the directory after cd)` }
     // A line no rule can read is asked about, never allowed, whatever the allow rules and the default say.
-    if (unjudged) return { decision: 'ask', message: `cannot judge the shell command against ${unjudged.rule.label}: ${unjudged.reason}` }
+    if (unjudged) return { decision: 'ask', unjudged: unjudged.rule, message: `cannot judge the shell command against ${unjudged.rule.label}: ${unjudged.reason}` }
     if (allowed) return { decision: 'allow', message: 'allowed by a rule' }
     const commands = line ? (line as ShellLine).parsed : undefined
     if (commands?.ok && commands.commands.length && covered?.size === commands.commands.length) return { decision: 'allow', message: 'every command is allowed by a rule' }
