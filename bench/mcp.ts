@@ -7,6 +7,10 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { Context } from 'cordis'
+import { z } from 'zod'
+import DshBase from '@dshkit/dsh-base'
+import type {} from '@dshkit/agent-loop'
 import { compare, machine, table } from './lib/measure.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -41,9 +45,21 @@ const us = await compare({
 }, { rounds: 15, batch: 200, warmup: 300 })
 
 for (const client of [bare, dshkit, logged]) await client.close()
+
+// Where dshkit's extra time goes: the same call in this process, no MCP, through what the server runs per call.
+log('measuring the pipeline in-process')
+const ctx = new Context()
+await ctx.plugin(DshBase, { 'fs-sandbox': { roots: [root] } })
+await ctx.plugin({ name: 'bench-echo', inject: ['tools'], apply: (ctx: Context) => void ctx.tools.register({ name: 'echo', description: 'Echoes text.', parameters: z.object({ text: z.string() }), execute: ({ text }) => text }) })
+while (!ctx.get('loop') || !ctx.tools.get('echo')) await new Promise((resolve) => setTimeout(resolve, 10))
+let n = 0
+const inProcess = await compare({
+  execute: () => ctx.tools.execute({ callId: `e${n++}`, name: 'echo', arguments: { text: 'hello' } }),
+  loop: () => ctx.loop.executeToolCalls([{ callId: `l${n++}`, name: 'echo', arguments: { text: 'hello' } }]),
+}, { rounds: 15, batch: 200, warmup: 300 })
 await rm(root, { recursive: true, force: true })
 
-console.log(`## mcp
+const section = `## mcp
 
 Per call, median µs (${machine()}): the SDK client calling an \`echo\` tool over stdio on a bare SDK
 \`McpServer\` (\`bare\`) and through \`dshkit mcp serve\` on the default dsh-base composition (every call
@@ -51,4 +67,12 @@ through the whole pipeline and the agent loop's session log, in memory; \`--log\
 JSONL file, fsynced per event), and an MCP ping (the stdio round trip with nothing behind it),
 interleaved in one run. Target: dshkit ≤ 1.2× bare.
 
-${table(['ping (round trip)', 'bare McpServer', 'dshkit mcp serve', 'dshkit / bare', 'dshkit --log', '--log / bare'], [[us.ping, us.bare, us.dshkit, us.dshkit / us.bare, us.logged, us.logged / us.bare]])}`)
+${table(['ping (round trip)', 'bare McpServer', 'dshkit mcp serve', 'dshkit / bare', 'dshkit --log', '--log / bare'], [[us.ping, us.bare, us.dshkit, us.dshkit / us.bare, us.logged, us.logged / us.bare]])}
+
+The same \`echo\` call in-process on the same composition, without MCP: \`ctx.tools.execute\` (the pipeline) and
+\`ctx.loop.executeToolCalls\` of one call (pipeline + session log: what the server runs per call). What is left of
+dshkit − bare after the loop is the MCP layer's own cost (the SDK \`Server\`, callId, signals, result mapping).
+
+${table(['pipeline (execute)', 'pipeline + session (loop)', 'dshkit − bare', 'MCP layer ≈ (dshkit − bare) − loop'], [[inProcess.execute, inProcess.loop, us.dshkit - us.bare, us.dshkit - us.bare - inProcess.loop]])}`
+// dsh-base's plugins keep the process alive; exit once the section is written out.
+process.stdout.write(section + '\n', () => process.exit(0))
