@@ -54,7 +54,13 @@ const Server = strictConfig({
 })
 
 export const Config = strictConfig({
-  servers: z.record(z.string(), Server).superRefine((servers, issues) => {
+  // Looked at raw: a record drops a `__proto__` key without a word.
+  servers: z.preprocess((raw, ctx) => {
+    if (raw && typeof raw === 'object' && Object.hasOwn(raw, '__proto__')) {
+      ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'a server cannot be named "__proto__"; pick another name', input: raw })
+    }
+    return raw
+  }, z.record(z.string(), Server).superRefine((servers, issues) => {
     const seen = new Map<string, string>()
     for (const name of Object.keys(servers)) {
       const clean = sanitizeName(name)
@@ -64,7 +70,7 @@ export const Config = strictConfig({
       if (other !== undefined) issues.addIssue({ code: 'custom', path: [name], message: `server names ${JSON.stringify(other)} and ${JSON.stringify(name)} both become mcp__${clean}__…; rename one` })
       seen.set(clean, name)
     }
-  }).default({}),
+  })).default({}),
 }).prefault({})
 
 export type Config = z.infer<typeof Config>
