@@ -31,7 +31,7 @@ describe('computeStats', () => {
     events.push(call('e1', 'shell', 0), fail('e1', 40, 'TOOL_ERROR', 'shell'))
     events.push(call('u1', 'nope', 0), fail('u1', 1, 'UNKNOWN_TOOL', 'registry'))
     events.push(call('p1', 'shell', 0)) // interrupted: no result
-    const { tools, deciders } = computeStats(events)
+    const { tools, deciders } = computeStats(events as any[])
     expect(tools.find((t) => t.tool === 'fs_read')).toEqual({
       tool: 'fs_read', calls: 10, allowed: 10, denied: 0, asked: 0, errors: 0, timeouts: 0, spilled: 1, interrupted: 0, p50Ms: 50, p90Ms: 90, p99Ms: 100,
     })
@@ -54,7 +54,7 @@ describe('computeStats', () => {
       call('c', 'fs_write', 0), fail('c', 1, 'DENIED', 'permission-policy', { decidedBy: 'guard', trace: trace('deny', 2) }),
       call('d', 'fs_write', 0), ok('d', 1, { trace: [...trace('ask', 3), { phase: 'approval', plugin: 'approval', decision: 'allow', ms: 3 }] }),
     ]
-    const { tools, deciders, traced } = computeStats(events)
+    const { tools, deciders, traced } = computeStats(events as any[])
     expect(traced).toBe(true)
     expect(deciders).toEqual([
       { plugin: 'permission-policy', rule: 'rule #1 (cordis.yml)', allow: 2, deny: 0, ask: 0, other: 0 },
@@ -70,7 +70,7 @@ describe('computeStats', () => {
       call('a', 'fs_read', 0), ok('a', 1, { trace: ['junk', null, { plugin: 5 }, { phase: 'pre-execute', plugin: 'x', decision: 'deny', detail: [1] }] }),
       ok('orphan', 1),
     ]
-    const { tools, deciders } = computeStats(events)
+    const { tools, deciders } = computeStats(events as any[])
     expect(tools).toHaveLength(1)
     expect(deciders).toEqual([{ plugin: 'x', allow: 0, deny: 1, ask: 0, other: 0 }])
   })
