@@ -46,7 +46,9 @@ export function elicitationResponder(server: Server, calls: ReadonlyMap<string, 
     }, { relatedRequestId: origin.requestId, signal, timeout: 2 ** 31 - 1 })
     // The client names itself: bounded and escaped before it is stored with a grant.
     const by = `mcp elicitation (${escapeControls(String(server.getClientVersion()?.name ?? 'client').slice(0, 60))})`
-    if (answer.action === 'accept' && answer.content?.allow !== false) return answer.content?.always === true ? { kind: 'allow' as const, grant: 'exact' as const, by } : { kind: 'allow' as const, by }
+    // Accept with the field untouched means the default (allow); anything but a boolean true otherwise denies (fail closed).
+    const allow = answer.content?.allow === undefined || answer.content.allow === true
+    if (answer.action === 'accept' && allow) return answer.content?.always === true ? { kind: 'allow' as const, grant: 'exact' as const, by } : { kind: 'allow' as const, by }
     if (answer.action === 'accept') return { kind: 'deny' as const, reason: 'the MCP client\'s user answered no' }
     if (answer.action === 'decline') return { kind: 'deny' as const, reason: 'the MCP client\'s user declined' }
     return { kind: 'deny' as const, reason: 'the MCP client\'s user dismissed the question' }

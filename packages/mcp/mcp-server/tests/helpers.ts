@@ -33,7 +33,7 @@ export function testTools(seen: Seen) {
 }
 
 /** dsh-base (headless approval, no shell) with the test tools and mcp-server listening on loopback. */
-export async function serveHttp(config: ConfigInput = {}) {
+export async function serveHttp(config: ConfigInput = {}, base: Record<string, unknown> = {}) {
   const root = await tempDir('dshkit-mcp-')
   const ctx = new Context()
   onCleanup(async () => {
@@ -49,6 +49,7 @@ export async function serveHttp(config: ConfigInput = {}) {
         { tool: 'deploy', decision: 'ask', reason: 'deploys need a yes' },
       ],
     },
+    ...base,
   })
   const seen: Seen = { aborted: new Set(), started: new Set() }
   await plug(ctx, { name: 'test-tools', inject: ['tools'], apply: (ctx: Context) => { for (const def of testTools(seen)) ctx.tools.register(def as ToolDefinition) } })

@@ -98,3 +98,25 @@ test('an unknown tool, arguments the schema refuses and a __proto__ key are erro
   expect((noArgs._meta as any)['dshkit/result'].error.code).toBe('INVALID_ARGS')
   expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'fine' } }))).toBe('fine')
 })
+
+test('a client that claims elicitation but never answers is denied after user-approval timeoutMs; one answering nonsense is denied', async () => {
+  const { endpoint } = await serveHttp({}, { 'user-approval': { responder: 'headless', timeoutMs: 300 } })
+  const { client } = await httpClient(endpoint, { answer: () => new Promise<never>(() => {}) })
+  const silent = await client.callTool({ name: 'deploy', arguments: { target: 'x' } })
+  expect(silent.isError).toBe(true)
+  expect(textOf(silent)).toMatch(/no answer within 300 ms/)
+  const { client: odd } = await httpClient(endpoint, { answer: { action: 'accept', content: { allow: 'yes' } } as any })
+  const nonsense = await odd.callTool({ name: 'deploy', arguments: { target: 'x' } })
+  expect(nonsense.isError).toBe(true)
+})
+
+test('50 calls at once from one client all come back, each recorded once in the session log', async () => {
+  const { ctx, endpoint } = await serveHttp()
+  const { client } = await httpClient(endpoint)
+  const results = await Promise.all(Array.from({ length: 50 }, (_, i) => client.callTool({ name: 'echo', arguments: { text: `n${i}` } })))
+  expect(results.map(textOf)).toEqual(Array.from({ length: 50 }, (_, i) => `n${i}`))
+  const ids = new Set(results.map((r) => (r._meta as any)['dshkit/result'].callId))
+  expect(ids.size).toBe(50)
+  const logged = ctx.session.events().filter((e: any) => e.type === 'tool/result' && ids.has(e.callId))
+  expect(logged).toHaveLength(50)
+})
