@@ -4,6 +4,7 @@ import { afterEach, expect, it } from 'vitest'
 import { Context } from 'cordis'
 import { cleanup, tempDir } from '@dshkit/testing'
 import DshBase from '@dshkit/dsh-base'
+import { JsonlSessionStore } from '@dshkit/session-store-jsonl'
 import { dshkit } from './run-cli.js'
 
 afterEach(cleanup)
@@ -94,4 +95,21 @@ it('mistakes get one line: unknown call id, no --to, missing log', { timeout: 90
   expect(noTo.stderr.split('\n')[0]).toBe('dshkit: rewind needs --to CALL_ID: the call whose before-state to restore (list the ids with `dshkit log SESSION.jsonl`)')
   const missing = await dshkit(['rewind', log + '.nope', '--to', 'c1'])
   expect(missing.stderr).toBe(`dshkit: ${log}.nope: cannot read session log: no such file\n`)
+})
+
+it('while a session holds the log, the plan still prints but --apply is refused in one line; --json prints the plan', { timeout: 90_000 }, async () => {
+  const { log } = await session()
+  const holder = new JsonlSessionStore(log)
+  await holder.load() // takes the writer lock, as a running `dshkit run --log` does
+  try {
+    const plan = await dshkit(['rewind', log, '--to', 'c1', '--json'])
+    expect(plan.code).toBe(0)
+    expect(JSON.parse(plan.stdout).plan).toMatchObject({ to: 'c1', restore: [{ to: expect.stringMatching(/^[0-9a-f]{64}$/) }], delete: [{ to: 'absent' }] })
+    const applied = await dshkit(['rewind', log, '--to', 'c1', '--apply'])
+    expect(applied.code).toBe(1)
+    expect(applied.stderr.trim().split('\n')).toHaveLength(1)
+    expect(applied.stderr).toMatch(/^dshkit: .*lock/i)
+  } finally {
+    await holder.close()
+  }
 })
