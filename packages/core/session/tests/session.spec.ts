@@ -72,7 +72,7 @@ describe('memory default', () => {
 
 describe('bad events are refused with a clear error and not recorded', () => {
   test.each([
-    [{ type: 'tool/started', callId: 'x' }, /type must be "tool\/call", "tool\/result", "context\/added", "job\/started", "job\/settled", "approval\/requested" or "approval\/answered"/],
+    [{ type: 'tool/started', callId: 'x' }, /type must be "tool\/call", "tool\/result", "context\/added", "fs\/write-intent", "fs\/edit-intent", "fs\/observed", "fs\/rewind", "job\/started", "job\/settled", "approval\/requested" or "approval\/answered"/],
     [{ type: 'tool/call', callId: 'x', name: 'n' }, /arguments: is required/],
     [{ type: 'tool/call', callId: '', name: 'n', arguments: null }, /callId/],
     [{ type: 'tool/result', callId: 'x', isError: 'no', content: [] }, /isError/],
