@@ -74,9 +74,6 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   const checkpoints = config['fs-checkpoint']
   const checkpointDir = checkpoints && (checkpoints.dir ?? (jsonl ? `${config.log ?? jsonl.path}.checkpoints` : undefined))
   if (checkpoints && checkpointDir) use(FsCheckpoint, { ...checkpoints, dir: checkpointDir })
-  // The grants folder exists before any command runs, so the sandboxed shell hides it (read-only, empty) and no command can plant a grant.
-  const grants = config['user-approval'] && config['user-approval'].grants
-  if (grants && config['shell-sandbox']) await mkdir(dirname(grants), { recursive: true, mode: 0o700 }).catch(() => {})
   plug(providers.shell)
   use(ShellSandbox, config['shell-sandbox'] && { ...sharedRules(config), ...config['shell-sandbox'] })
   use(ShellLocal, config['shell-local'] ?? false)
@@ -98,6 +95,10 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   use(Pruner, config['compaction-tool-result-pruner'])
   use(AgentLoop, config['agent-loop'])
   await startedOrThrow(ctx)
+  // The grants folder exists before any command runs, so the sandboxed shell hides it (read-only, empty) and no command
+  // can plant a grant; made only once everything started, so a failed boot leaves nothing behind.
+  const grants = config['user-approval'] && config['user-approval'].grants
+  if (grants && config['shell-sandbox']) await mkdir(dirname(grants), { recursive: true, mode: 0o700 }).catch(() => {})
 }
 
 /** shell-sandbox confines by fs-sandbox's roots, read-only roots and deny globs (its defaults when fs-sandbox is off). */
