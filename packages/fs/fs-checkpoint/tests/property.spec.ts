@@ -56,5 +56,5 @@ test('rewind to any call gives back the workspace byte for byte as it was before
       expect(await snapshot(dir)).toEqual(after)
     }
     await booted.dispose()
-  }), { seed, numRuns: 40 })
+  }), { seed, numRuns: 30 })
 })

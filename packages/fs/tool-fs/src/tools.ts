@@ -81,7 +81,11 @@ export function fsTools(fs: () => FsService, hooks: ChangeHooks = noHooks) {
       const slice = await fs().readText(args.path, { offset: args.offset, limit: args.limit })
       const whole = slice.startLine === 1 && !slice.hasMore
       // Best effort: a read that cannot be noted still returned the text; the session's next append reports a broken log.
-      await hooks.record({ type: 'fs/observed', callId: run.callId, path: fs().resolve(args.path), ...(whole ? { hash: sha256(slice.text) } : { partial: true }) }).catch(() => {})
+      if (hooks.recording()) {
+        // The real path, as intents name it, so a reader can match a read to a later change.
+        const real = await fs().realpath(args.path).catch(() => fs().resolve(args.path))
+        await hooks.record({ type: 'fs/observed', callId: run.callId, path: real, ...(whole ? { hash: sha256(slice.text) } : { partial: true }) }).catch(() => {})
+      }
       return describeSlice(args.path, slice)
     }),
   })

@@ -107,3 +107,12 @@ test('an unreadable target (a FIFO) is offered as "unknown" with the reason, and
   expect(textOf(result)).toMatch(/^Error: FS_NOT_A_FILE: /)
   expect(seen[0]).toMatchObject({ before: 'unknown', reason: expect.stringMatching(/^FS_NOT_A_FILE: /) })
 })
+
+test('fs/observed names the real path, as the intents do, when the file is read through a symlink', async () => {
+  const t = await setup()
+  await writeFile(t.at('real.txt'), 'x')
+  await symlink(t.at('real.txt'), t.at('link.txt'))
+  await t.call('fs_read', { path: 'link.txt' }, { callId: 'r1' })
+  await t.call('fs_write', { path: 'link.txt', content: 'y' }, { callId: 'w1' })
+  expect(t.fsEvents().map((e) => [e.type, (e as { path: string }).path])).toEqual([['fs/observed', t.at('real.txt')], ['fs/write-intent', t.at('real.txt')]])
+})
