@@ -1,0 +1,97 @@
+import { randomBytes, createHash } from 'node:crypto'
+import { escapeControls } from '@dshkit/tools'
+
+/** One pending ask as the page sees it: text only, already escaped for display. */
+export interface AskView {
+  requestId: string
+  callId: string
+  tool: string
+  /** The exact arguments as indented JSON, control and bidi characters escaped. */
+  argumentsText: string
+  /** What an answer must echo: the hash of the arguments the page showed. */
+  argumentsHash: string
+  source?: string
+  reason?: string
+  /** Epoch ms, from the server's clock. */
+  askedAt: number
+  /** A starting point for the "calls like this" rule the user edits: the tool, and its short string arguments as exact values. */
+  ruleDraft: { tool: string; when?: Record<string, string> }
+}
+
+/** What H3's ApprovalAsk adds to the registry's request; absent on an older approval service. */
+interface AskFields {
+  requestId?: string
+  argumentsHash?: string
+  askedAt?: string
+  exec: { callId: string; name: string; arguments: unknown }
+  reason?: string
+  source?: string
+}
+
+/** Builds the page's view of an ask; ids and hashes come from the approval service when it gives them. */
+export function toView(request: AskFields): AskView {
+  const { exec } = request
+  const asked = request.askedAt ? Date.parse(request.askedAt) : NaN
+  return {
+    requestId: typeof request.requestId === 'string' ? request.requestId : `r_${randomBytes(12).toString('hex')}`,
+    callId: escapeControls(String(exec.callId)),
+    tool: escapeControls(String(exec.name)),
+    argumentsText: argumentsText(exec.arguments),
+    argumentsHash: typeof request.argumentsHash === 'string' ? request.argumentsHash : fallbackHash(exec.arguments),
+    source: request.source === undefined ? undefined : escapeControls(String(request.source)),
+    reason: request.reason === undefined ? undefined : escapeControls(String(request.reason)),
+    askedAt: Number.isFinite(asked) ? asked : Date.now(),
+    ruleDraft: ruleDraft(String(exec.name), exec.arguments),
+  }
+}
+
+/** Top-level string arguments up to 200 characters, as exact values the user can widen into globs. */
+function ruleDraft(tool: string, args: unknown): AskView['ruleDraft'] {
+  const when: Record<string, string> = Object.create(null)
+  if (args && typeof args === 'object' && !Array.isArray(args)) {
+    for (const [key, value] of Object.entries(args)) {
+      if (typeof value === 'string' && value.length <= 200 && key.length <= 100) when[key] = value
+    }
+  }
+  return Object.keys(when).length ? { tool, when: { ...when } } : { tool }
+}
+
+const MAX_CHARS = 1_000_000
+const PRETTY_MAX_CHARS = 100_000
+const PRETTY_MAX_DEPTH = 24
+
+/**
+ * JSON (indented when small and shallow: indenting 10,000 levels would write 50 million spaces);
+ * JSON escapes C0 controls itself, escapeControls adds DEL, C1, bidi marks and line separators.
+ */
+export function argumentsText(args: unknown): string {
+  let text: string
+  try {
+    text = JSON.stringify(args) ?? String(args)
+    if (text.length <= PRETTY_MAX_CHARS && depthOf(args) <= PRETTY_MAX_DEPTH) text = JSON.stringify(args, null, 2)
+  } catch (error) {
+    text = `(arguments cannot be shown as JSON: ${(error as Error).message})`
+  }
+  if (text.length > MAX_CHARS) {
+    text = `${text.slice(0, MAX_CHARS)}\n… (${text.length - MAX_CHARS} more characters not shown; an answer still covers all of them)`
+  }
+  return escapeControls(text, { multiline: true })
+}
+
+/** Nesting depth, walked without recursion and stopping past the limit. */
+function depthOf(value: unknown): number {
+  let deepest = 0
+  const stack: [unknown, number][] = [[value, 0]]
+  while (stack.length) {
+    const [item, depth] = stack.pop()!
+    if (depth > deepest) deepest = depth
+    if (deepest > PRETTY_MAX_DEPTH) return deepest
+    if (item && typeof item === 'object') for (const child of Object.values(item)) stack.push([child, depth + 1])
+  }
+  return deepest
+}
+
+/** Only for an approval service without argument hashes: binds an answer to the text that was shown. */
+function fallbackHash(args: unknown): string {
+  return createHash('sha256').update(argumentsText(args)).digest('hex')
+}
