@@ -156,14 +156,21 @@ export class ServerConnection {
 
   /** Waits (bounded by the call's signal) until the server is up; refuses at once if it is down for good. */
   private async ready(signal: AbortSignal, tool: string): Promise<Client> {
+    const deadline = Date.now() + this.config.timeoutMs
     for (;;) {
       if (signal.aborted) throw signal.reason
       if (this.client && this.state === 'ready') return this.client
       if (this.state === 'down' || this.state === 'closed') {
         throw new McpCallError(`${this.label()} is ${this.state === 'down' ? `down (${this.problem})` : 'closed'}; ${tool} cannot run`, 'down')
       }
+      const left = deadline - Date.now()
+      if (left <= 0) {
+        throw new McpCallError(`${this.label()} is ${this.state} (${this.problem ?? 'not up yet'}); ${tool} waited ${this.config.timeoutMs} ms for it`, 'timeout')
+      }
       await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => done(), left)
         const done = () => {
+          clearTimeout(timer)
           signal.removeEventListener('abort', done)
           this.waiters.delete(done)
           resolve()

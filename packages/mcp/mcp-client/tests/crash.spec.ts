@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { cleanup, eventually, isLive, psMatching, uniqueSleep } from '@dshkit/testing'
+import { join } from 'node:path'
+import RetryPolicy from '@dshkit/retry-policy'
+import { cleanup, eventually, isLive, psMatching, tempDir, uniqueSleep } from '@dshkit/testing'
 import { bootMcp, fixture, textOf } from './helpers.js'
 
 const fast = { restart: { baseDelayMs: 50, maxDelayMs: 200 } }
@@ -16,6 +18,30 @@ describe('a server that crashes', () => {
     expect(after).not.toBe(before)
     expect(ctx.mcpClient.status()[0]).toMatchObject({ state: 'ready', restarts: 1 })
     expect(logs.errors().join('\n')).toContain('MCP server "crashy" exited with code 3')
+    await cleanup()
+  })
+
+  it('a crash is retried by retry-policy only for an idempotent tool of a trusted server', async () => {
+    const dir = await tempDir()
+    const { call } = await bootMcp({ servers: {
+      trusty: fixture('crash', { ONCE_FILE: join(dir, 'trusty') }, { ...fast, trusted: true }),
+      wary: fixture('crash', { ONCE_FILE: join(dir, 'wary') }, fast),
+    } }, [[RetryPolicy, { baseDelayMs: 50, maxDelayMs: 200 }]])
+    const retried = await call('mcp__trusty__crash-once')
+    expect(textOf(retried)).toBe('second time lucky')
+    expect(retried.meta?.attempts).toBe(2)
+    const failed = await call('mcp__wary__crash-once')
+    expect(failed).toMatchObject({ isError: true, error: { code: 'TOOL_ERROR' } })
+    expect(textOf(failed)).toContain('exited with code 4 while crash-once was running')
+    await cleanup()
+  })
+
+  it('a call while the server restarts waits for it, at most timeoutMs', async () => {
+    const { call } = await bootMcp({ servers: { slowboot: fixture('crash', undefined, { timeoutMs: 300, restart: { baseDelayMs: 5_000, maxDelayMs: 5_000 } }) } })
+    await call('mcp__slowboot__crash', {})
+    const waited = await call('mcp__slowboot__whoami')
+    expect(waited).toMatchObject({ isError: true, error: { code: 'TOOL_TIMEOUT' } })
+    expect(textOf(waited)).toMatch(/^Error: MCP server "slowboot" is restarting \(exited with code 3.*\); whoami waited 300 ms for it$/)
     await cleanup()
   })
 

@@ -40,6 +40,10 @@ describe('a server that returns garbage', () => {
     expect(loop).toMatchObject({ isError: true, error: { code: 'INVALID_ARGS' } })
     expect(textOf(loop)).toMatch(/\$ref loop|could not compile/)
 
+    const self = await call('mcp__junk__self-ref', {})
+    expect(self).toMatchObject({ isError: true, error: { code: 'INVALID_ARGS' } })
+    expect(textOf(self)).toContain('the schema recurses without end ($ref loop)')
+
     const dangling = await call('mcp__junk__dangling-ref', { x: 1 })
     expect(textOf(dangling)).toContain('ajv could not compile it')
     await cleanup()
