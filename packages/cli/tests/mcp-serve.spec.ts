@@ -183,6 +183,36 @@ test('--http: Streamable HTTP on loopback with the token from DSHKIT_MCP_TOKEN; 
   expect(await exited(child)).toBe(0)
 })
 
+test('a plugin that writes to stdout (console.log) during a call cannot corrupt the protocol: its text goes to stderr', async () => {
+  const root = await tempDir('dshkit-mcp-noisy-')
+  await writeFile(join(root, 'noisy.mjs'), `
+const anything = { '~standard': { version: 1, vendor: 'test', validate: (value) => ({ value }) } }
+export const name = 'noisy'
+export const inject = ['tools']
+export const apply = (ctx) => {
+  console.log('noisy plugin booting')
+  ctx.tools.register({ name: 'noisy', description: 'prints', parameters: anything, execute: () => { console.log('NOISE {"jsonrpc":"2.0"'); process.stdout.write('more noise\\n'); return 'quiet result' } })
+}
+`)
+  const { client, stderr } = await serve({ config: `plugins:\n  - name: '@dshkit/dsh-base'\n  - name: ${join(root, 'noisy.mjs')}\n` })
+  const result = await client.callTool({ name: 'noisy', arguments: {} })
+  expect(text(result)).toBe('quiet result')
+  expect(text(await client.callTool({ name: 'noisy', arguments: {} }))).toBe('quiet result')
+  await eventually(() => expect(stderr()).toContain('NOISE {"jsonrpc":"2.0"'))
+  expect(stderr()).toContain('noisy plugin booting')
+  expect(stderr()).toContain('more noise')
+})
+
+test('a config that does not boot is one line on stderr, exit 1, nothing on stdout', async () => {
+  const root = await tempDir('dshkit-mcp-bad-')
+  const config = join(root, 'cordis.yml')
+  await writeFile(config, "plugins:\n  - name: '@dshkit/dsh-base'\n    config:\n      permision-policy: {}\n")
+  const run = await dshkit(['mcp', 'serve', '--config', config, '--root', root])
+  expect(run.code).toBe(1)
+  expect(run.stdout).toBe('')
+  expect(run.stderr).toMatch(/permision-policy.*did you mean "permission-policy"/)
+})
+
 test('usage mistakes: a bad --http port, a missing subcommand, and a tty responder on stdio are one-line errors', async () => {
   const badPort = await dshkit(['mcp', 'serve', '--http', 'eighty'])
   expect(badPort.code).toBe(2)

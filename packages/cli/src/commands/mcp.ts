@@ -1,4 +1,5 @@
-import McpServer, { type McpServerService } from '@dshkit/mcp-server'
+import type { Writable } from 'node:stream'
+import McpServer, { guardStdout, type McpServerService } from '@dshkit/mcp-server'
 import { bootRuntime, shutdown, type BootOptions } from '../runtime.js'
 import { visible } from '../terminal.js'
 
@@ -12,6 +13,17 @@ const say = (line: string) => process.stderr.write(`dshkit: ${visible(line)}\n`)
 /** `dshkit mcp serve`: the composition's tools over MCP until the client leaves (stdio) or a signal (HTTP). */
 export async function mcpServe(options: McpServeOptions): Promise<number> {
   const stdio = options.http === undefined
+  // On stdio, stdout is the protocol from the first byte: a plugin printing while it boots goes to stderr.
+  const guard = stdio ? guardStdout() : undefined
+  try {
+    return await serve(options, guard?.protocol)
+  } finally {
+    guard?.restore()
+  }
+}
+
+async function serve(options: McpServeOptions, protocol: Writable | undefined): Promise<number> {
+  const stdio = protocol !== undefined
   const { ctx, problems } = await bootRuntime(options)
   for (const problem of problems) say(problem)
   try {
@@ -28,7 +40,7 @@ export async function mcpServe(options: McpServeOptions): Promise<number> {
       process.once('SIGTERM', () => resolve('terminated'))
     })
     if (stdio) {
-      const connection = await server.serveStdio()
+      const connection = await server.serveStdio({ stdout: protocol })
       say(`serving ${ctx.tools.list().length} tools over MCP on stdio${options.log ? `; session log: ${options.log}` : ''}`)
       await Promise.race([connection.closed, stop])
       await connection.close()

@@ -7,7 +7,7 @@ export { Config, type ConfigInput } from './config.js'
 export { McpServerService }
 export { McpConnection } from './connection.js'
 export type { HttpEndpoint, ListenOptions } from './http.js'
-export { StdioTransport, type StdioOptions } from './stdio.js'
+export { StdioTransport, guardStdout, type StdioOptions } from './stdio.js'
 export { annotationsOf, type ToolAnnotations } from './annotations.js'
 export { listTools, type McpTool } from './tool-list.js'
 export { toCallToolResult } from './result.js'

@@ -39,7 +39,10 @@ export class McpServerService extends Service {
     return connection
   }
 
-  /** Serves one client on stdin/stdout (default: this process's); while it runs, other writes to process.stdout go to stderr. */
+  /**
+   * Serves one client on stdin/stdout (default: this process's; while it runs, other writes to
+   * process.stdout go to stderr). Pass `stdout: guardStdout().protocol` to guard stdout from before boot.
+   */
   async serveStdio(options?: StdioOptions): Promise<McpConnection> {
     const connection = this.open('stdio client')
     const transport = new StdioTransport(options)

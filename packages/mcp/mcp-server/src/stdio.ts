@@ -38,10 +38,9 @@ export class StdioTransport implements Transport {
     this.maxLineBytes = options.maxLineBytes ?? 16 * 1024 * 1024
     this.out = stdout
     if (stdout === process.stdout) {
-      const write = process.stdout.write.bind(process.stdout)
-      this.out = { write: (chunk: string) => write(chunk), once: (event: string, fn: () => void) => process.stdout.once(event, fn) } as unknown as Writable
-      process.stdout.write = ((chunk: any, ...rest: any[]) => process.stderr.write(chunk, ...rest)) as typeof process.stdout.write
-      this.restore = () => void (process.stdout.write = write as typeof process.stdout.write)
+      const guard = guardStdout()
+      this.out = guard.protocol
+      this.restore = guard.restore
     }
   }
 
@@ -120,4 +119,17 @@ export class StdioTransport implements Transport {
   private reply(id: string | number | null, code: number, message: string) {
     if (!this.closed) this.out.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }) + '\n')
   }
+}
+
+/**
+ * From now on, whatever this process writes to `process.stdout` goes to stderr; `protocol` writes to the
+ * real stdout. Call it before booting plugins when stdout is a protocol stream (a plugin may print while
+ * it starts). `restore()` puts `process.stdout.write` back.
+ */
+export function guardStdout(): { protocol: Writable; restore(): void } {
+  const write = process.stdout.write
+  const real = write.bind(process.stdout)
+  const protocol = { write: (chunk: string) => real(chunk), once: (event: string, fn: () => void) => process.stdout.once(event, fn) } as unknown as Writable
+  process.stdout.write = ((chunk: any, ...rest: any[]) => process.stderr.write(chunk, ...rest)) as typeof process.stdout.write
+  return { protocol, restore: () => void (process.stdout.write = write) }
 }
