@@ -22,7 +22,7 @@ describe('dshkit grants', () => {
     let run = await dshkit(['grants', '--root', root])
     expect(run.code).toBe(0)
     expect(run.stdout).toContain(`2 grants in ${file}\n`)
-    expect(run.stdout).toMatch(new RegExp(`  ${exact.id}  \\S+  exact  shell \\{"command":"npm test"\\}  \\[sha256 ${exact.argumentsHash.slice(0, 12)}\\]  \\(by tty\\)\n`))
+    expect(run.stdout).toMatch(new RegExp(`  ${exact.id}  \\S+  exact  shell \\{"command":"npm test"\\}  \\[sha256 ${argumentsHash({ command: 'npm test' }).slice(0, 12)}\\]  \\(by tty\\)\n`))
     expect(run.stdout).toContain(`  ${rule.id}  ${rule.created}  rule   fs_write when path="notes/**"\n`)
     run = await dshkit(['grants', '--file', file, '--json'])
     expect(JSON.parse(run.stdout)).toEqual({ file, grants: [exact, rule] })

@@ -33,7 +33,7 @@ describe('approval/requested and approval/answered', () => {
         argumentsHash: argumentsHash({ command: 'echo \x1b[31mred' }), summary: 'shell {"command":"echo \\u001b[31mred"}',
         source: 'permission-policy', reason: expect.stringContaining('commands need a human'), time: expect.any(String),
       },
-      { type: 'approval/answered', requestId: events[0].requestId, callId: 'c1', decision: 'allow', by: 'responder', grantId: grant.id, time: expect.any(String) },
+      { type: 'approval/answered', requestId: (events[0] as { requestId?: string }).requestId, callId: 'c1', decision: 'allow', by: 'responder', grantId: grant.id, time: expect.any(String) },
       { type: 'approval/answered', requestId: expect.stringMatching(/^a_/), callId: 'c2', decision: 'allow', by: 'grant', grantId: grant.id, time: expect.any(String) },
       expect.objectContaining({ type: 'approval/requested', callId: 'c3' }),
       expect.objectContaining({ type: 'approval/answered', callId: 'c3', decision: 'deny', by: 'responder', reason: 'no' }),
