@@ -1,7 +1,7 @@
 import { request } from 'node:http'
 import { afterEach, expect, test } from 'vitest'
 import { ValidationError } from 'cordis'
-import { cleanup } from '@dshkit/testing'
+import { cleanup, eventually } from '@dshkit/testing'
 import { httpClient, serveHttp, textOf } from './helpers.js'
 
 afterEach(cleanup)
@@ -119,4 +119,25 @@ test('50 calls at once from one client all come back, each recorded once in the 
   expect(ids.size).toBe(50)
   const logged = ctx.session.events().filter((e: any) => e.type === 'tool/result' && ids.has(e.callId))
   expect(logged).toHaveLength(50)
+})
+
+test('arguments nested 10,000 deep get a clean error result; the server keeps serving', async () => {
+  const { endpoint } = await serveHttp()
+  const { client } = await httpClient(endpoint)
+  const deep = JSON.parse('['.repeat(10_000) + ']'.repeat(10_000))
+  const result = await client.callTool({ name: 'echo', arguments: { text: 'x', deep } }).catch((error) => ({ isError: true, thrown: String(error) }))
+  expect(result.isError).toBe(true)
+  expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'after' } }))).toBe('after')
+})
+
+test('a client ending its HTTP session (DELETE) aborts its calls in flight', async () => {
+  const { endpoint, seen } = await serveHttp()
+  const { client } = await httpClient(endpoint)
+  const call = client.callTool({ name: 'wait_for_abort', arguments: { id: 'deleted' } }).catch((error) => error)
+  await eventually(() => expect(seen.started.has('deleted')).toBe(true))
+  await (client.transport as any).terminateSession()
+  await eventually(() => expect(seen.aborted.has('deleted')).toBe(true))
+  // The session is gone, so the call's answer never comes; closing the client settles it.
+  await client.close()
+  expect(await call).toBeInstanceOf(Error)
 })
