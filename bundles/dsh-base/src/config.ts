@@ -22,6 +22,7 @@ import ShellLocal from '@dshkit/shell-local'
 import ToolShell from '@dshkit/tool-shell'
 import Jobs from '@dshkit/jobs'
 import ToolJobs from '@dshkit/tool-jobs'
+import McpClient from '@dshkit/mcp-client'
 import { SEAMS, type Seam } from './seams.js'
 
 /** Where dsh-base keeps user-approval's grants, under the first sandbox root; hidden from the tools by GRANTS_GLOB. */
@@ -196,6 +197,7 @@ const Shape = strictConfig({
   'tool-shell': part(ToolShell.Config),
   jobs: part(Jobs.Config),
   'tool-jobs': part(ToolJobs.Config),
+  'mcp-client': part(McpClient.Config).optional(), // MCP servers' tools: only when servers are configured
   logger: z.union([z.literal(false), z.record(z.string(), z.unknown())]).optional()
     .describe('@cordisjs/plugin-logger config; off by default (see README)'),
 })

@@ -22,6 +22,7 @@ import ShellLocal from '@dshkit/shell-local'
 import ToolShell from '@dshkit/tool-shell'
 import Jobs from '@dshkit/jobs'
 import ToolJobs from '@dshkit/tool-jobs'
+import McpClient from '@dshkit/mcp-client'
 import Logger from '@cordisjs/plugin-logger'
 import { Config, type DshBaseConfigInput, type Provider } from './config.js'
 import { failureOf, fibersUnder, PluginStartError, settleFibers } from './fibers.js'
@@ -93,6 +94,9 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   use(SpillLocal, config['spill-local'])
   use(SpillPolicy, config['spill-policy'])
   use(Pruner, config['compaction-tool-result-pruner'])
+  // MCP servers' tools as mcp__<server>__<tool>, through every policy above: off unless servers are configured.
+  const mcp = config['mcp-client']
+  use(McpClient, mcp && Object.keys(mcp.servers).length ? mcp : false)
   use(AgentLoop, config['agent-loop'])
   await startedOrThrow(ctx)
   // The grants folder exists before any command runs, so the sandboxed shell hides it (read-only, empty) and no command
