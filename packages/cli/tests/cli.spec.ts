@@ -159,7 +159,8 @@ describe('dshkit log', () => {
     const { code, stdout } = await dshkit(['log', log])
     expect(stdout).toMatch(/→ .* fs_read \[r1\]/)
     expect(stdout).toMatch(/✓ .* fs_read \[r1\] ok: hello/)
-    expect(stdout).toMatch(/3 events, 2 calls, 1 interrupted\n {2}interrupted: fs_write \[w1\]/)
+    expect(stdout).toMatch(/◦ .* read \[r1\] .*hello\.txt \([0-9a-f]{12}\)/) // tool-fs's fs/observed
+    expect(stdout).toMatch(/4 events, 2 calls, 1 interrupted\n {2}interrupted: fs_write \[w1\]/)
     expect(await readFile(log, 'utf8')).toBe(before)
     expect(code).toBe(0)
   })
