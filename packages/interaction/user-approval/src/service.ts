@@ -194,6 +194,8 @@ export class UserApproval extends Service implements ApprovalService {
     const timer = setTimeout(() => end('timeout', `no answer within ${timeoutMs} ms (user-approval timeoutMs), so the call is denied`), timeoutMs)
     const onCancel = () => end('cancelled', 'the call was cancelled while waiting for an answer')
     exec.signal.addEventListener('abort', onCancel, { once: true })
+    // Cancelled while the grants were being read: the listener above will never fire.
+    if (exec.signal.aborted) onCancel()
     try {
       // Durable before anyone is shown it: a restart then lists it as stale, never as answerable.
       await this.record(requestedEvent(ask))
