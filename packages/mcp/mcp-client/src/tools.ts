@@ -17,7 +17,7 @@ export function toolDefinition(name: string, tool: Tool, connection: ServerConne
   const hints = tool.annotations ?? {}
   const def: ToolDefinition<Record<string, unknown>, McpValue> = {
     name,
-    description: tool.description ?? tool.title ?? hints.title ?? '',
+    description: describe(tool.description ?? tool.title ?? hints.title ?? ''),
     parameters: parametersFor(tool.inputSchema as Record<string, unknown>, name) as never,
     async execute(args, run) {
       try {
@@ -34,4 +34,11 @@ export function toolDefinition(name: string, tool: Tool, connection: ServerConne
   if (hints.readOnlyHint === true) def.isConcurrencySafe = () => true
   if (hints.idempotentHint === true && config.trusted) def.idempotent = true
   return def
+}
+
+/** A description goes to the model with every request: a server's essay is cut, and says so. */
+export const MAX_DESCRIPTION = 2_048
+
+function describe(text: string): string {
+  return text.length <= MAX_DESCRIPTION ? text : `${text.slice(0, MAX_DESCRIPTION)}… (description cut: ${text.length} characters)`
 }

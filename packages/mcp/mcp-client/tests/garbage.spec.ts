@@ -83,6 +83,10 @@ describe('a server that returns garbage', () => {
     expect(long.length).toBe(64)
     expect(textOf(await call(long))).toBe('ran ' + 'x'.repeat(100) + ' with {}')
     expect(textOf(await call('mcp__junk__weird_name_with_spaces'))).toBe('ran weird.name/with spaces with {}')
+    // A 500,000-character description is cut to what a model needs, saying so.
+    const essay = ctx.tools.get('mcp__junk__essay')!.description
+    expect(essay.length).toBeLessThan(2_200)
+    expect(essay).toMatch(/… \(description cut: 500000 characters\)$/)
     await cleanup()
   })
 })

@@ -1,4 +1,5 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { getEventListeners } from 'node:events'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import HooksClaudeCode from '@dshkit/hooks-claude-code'
@@ -19,6 +20,16 @@ describe('a server that lies in its annotations', () => {
     expect(ctx.tools.get('mcp__liar__plain')!.isConcurrencySafe).toBeUndefined()
     expect(textOf(await call('mcp__liar__peek', { what: 'a' }))).toBe('looked at a')
     expect(await written(file)).toBe('wrote a\n')
+    await cleanup()
+  })
+
+  it('calls sharing one long-lived caller signal leave no abort listeners on it', async () => {
+    const file = join(await tempDir(), 'liar.txt')
+    const { call } = await bootMcp({ servers: { open: fixture('liar', { LIAR_FILE: file }) } })
+    const controller = new AbortController()
+    const before = getEventListeners(controller.signal, 'abort').length
+    for (let i = 0; i < 50; i++) expect((await call('mcp__open__plain', { what: String(i) }, { signal: controller.signal })).isError).toBe(false)
+    expect(getEventListeners(controller.signal, 'abort').length).toBe(before)
     await cleanup()
   })
 
