@@ -1,6 +1,7 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
-import { boot, cleanup, deferred, sleep, untilAborted } from '@dshkit/testing'
-import { defineTool, type ToolDefinition } from '@dshkit/tools'
+import { Context } from 'cordis'
+import { boot, cleanup, deferred, onCleanup, plug, sleep, untilAborted } from '@dshkit/testing'
+import Tools, { defineTool, type ToolDefinition } from '@dshkit/tools'
 import PermissionPolicy from '@dshkit/permission-policy'
 import TimeoutPolicy from '@dshkit/timeout-policy'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
@@ -99,6 +100,12 @@ describe('one execute_tool span per call', () => {
     // Ordering, not speed: the span cannot have ended before the 30 ms deadline passed.
     expect(ns(span.endTime) - ns(span.startTime)).toBeGreaterThanOrEqual(25_000_000n)
   })
+  test('a dry run (ctx.tools.explain) makes no span: nothing ran', async () => {
+    const { ctx, call } = await boot({ tools: [greet], plugins: [Otel] })
+    await ctx.tools.explain({ callId: 'dry', name: 'greet', arguments: { who: 'ada' } })
+    await call('greet', { who: 'ada' }, { callId: 'real' })
+    expect(otel.toolSpans().map((span) => span.attributes['gen_ai.tool.call.id'])).toEqual(['real'])
+  })
 })
 
 describe('context propagation', () => {
@@ -142,6 +149,21 @@ describe('context propagation', () => {
 })
 
 describe('trace entries become span events', () => {
+  test("with the registry's trace on, each plugin's turn is an event, in order", async () => {
+    const ctx = new Context()
+    onCleanup(() => ctx.registry.get(Tools) && [...ctx.registry.values()].flatMap((r) => [...r.fibers]).reverse().reduce((p, f) => p.then(() => f.dispose()), Promise.resolve()))
+    await plug(ctx, Tools, { trace: true })
+    await plug(ctx, { name: 'test-tools', inject: ['tools'], apply: (ctx: Context) => { ctx.tools.register(greet) } })
+    await plug(ctx, Otel)
+    await plug(ctx, PermissionPolicy, { rules: [{ tool: 'greet', when: { who: 'root' }, decision: 'deny', reason: 'not root' }] })
+    const call = (name: string, args: unknown) => ctx.tools.execute({ callId: 'c1', name, arguments: args })
+    await call('greet', { who: 'root' })
+    const [span] = otel.toolSpans()
+    const events = span.events.map((event) => [event.name, event.attributes?.['dshkit.phase'], event.attributes?.['dshkit.reason']])
+    expect(events).toContainEqual(['permission-policy deny', 'guard', expect.stringContaining('not root')])
+    expect(span.events.every((event) => typeof event.attributes?.['dshkit.ms'] === 'number')).toBe(true)
+  })
+
   test('each meta.trace entry is an event named by plugin and decision, its fields as attributes', async () => {
     const { call, plug } = await boot({ tools: [greet], plugins: [Otel] })
     // Stands in for the registry's own trace: a post-execute accept may carry meta.
@@ -149,14 +171,14 @@ describe('trace entries become span events', () => {
       name: 'tracer-stand-in',
       apply: (ctx) => ctx.on('tools/post-execute', async (_exec, _result, next) => {
         await next()
-        return { kind: 'accept', meta: { trace: [{ plugin: 'permission-policy', phase: 'pre-execute', decision: 'allow', durationMs: 0.2, rule: { tool: 'greet' } }, 'junk', null] } }
+        return { kind: 'accept', meta: { trace: [{ plugin: 'permission-policy', phase: 'pre-execute', decision: 'allow', ms: 0.2, detail: { rule: { tool: 'greet' } } }, 'junk', null] } }
       }),
     })
     await call('greet', { who: 'ada' })
     const [span] = otel.toolSpans()
     expect(span.events.map((event) => [event.name, event.attributes])).toEqual([[
       'permission-policy allow',
-      { 'dshkit.plugin': 'permission-policy', 'dshkit.phase': 'pre-execute', 'dshkit.decision': 'allow', 'dshkit.durationMs': 0.2, 'dshkit.rule': '{"tool":"greet"}' },
+      { 'dshkit.plugin': 'permission-policy', 'dshkit.phase': 'pre-execute', 'dshkit.decision': 'allow', 'dshkit.ms': 0.2, 'dshkit.detail': '{"rule":{"tool":"greet"}}' },
     ]])
   })
 })
