@@ -11,6 +11,7 @@ import ToolFs from '@dshkit/tool-fs'
 import { BundledConfig as FsCheckpointConfig } from '@dshkit/fs-checkpoint'
 import PermissionPolicy from '@dshkit/permission-policy'
 import UserApproval from '@dshkit/user-approval'
+import ApprovalWeb from '@dshkit/approval-web'
 import TimeoutPolicy from '@dshkit/timeout-policy'
 import RetryPolicy from '@dshkit/retry-policy'
 import CheckpointPolicy from '@dshkit/session-checkpoint-policy'
@@ -19,6 +20,7 @@ import SpillPolicy from '@dshkit/spill-policy'
 import Pruner from '@dshkit/compaction-tool-result-pruner'
 import ShellSandbox from '@dshkit/shell-sandbox'
 import ShellLocal from '@dshkit/shell-local'
+import Otel from '@dshkit/otel'
 import ToolShell from '@dshkit/tool-shell'
 import Jobs from '@dshkit/jobs'
 import ToolJobs from '@dshkit/tool-jobs'
@@ -186,6 +188,7 @@ const Shape = strictConfig({
   'fs-checkpoint': part(FsCheckpointConfig), // on when a log file is: before-images in "<log>.checkpoints"
   'permission-policy': part(PermissionPolicy.Config),
   'user-approval': part(UserApproval.Config),
+  'approval-web': part(ApprovalWeb.Config).optional(), // the web approval page: only when asked for by name
   'timeout-policy': part(TimeoutPolicy.Config),
   'retry-policy': part(RetryPolicy.Config),
   'session-checkpoint-policy': part(CheckpointPolicy.Config),
@@ -194,6 +197,7 @@ const Shape = strictConfig({
   'compaction-tool-result-pruner': part(Pruner.Config),
   'shell-sandbox': part(ShellSandboxPart),
   'shell-local': part(ShellLocal.Config).optional(), // an unconfined shell: only when asked for by name
+  otel: part(Otel.Config).optional(), // OpenTelemetry execute_tool spans: only when asked for by name
   'tool-shell': part(ToolShell.Config),
   jobs: part(Jobs.Config),
   'tool-jobs': part(ToolJobs.Config),

@@ -11,6 +11,7 @@ import ToolFs from '@dshkit/tool-fs'
 import FsCheckpoint from '@dshkit/fs-checkpoint'
 import PermissionPolicy from '@dshkit/permission-policy'
 import UserApproval from '@dshkit/user-approval'
+import ApprovalWeb from '@dshkit/approval-web'
 import TimeoutPolicy from '@dshkit/timeout-policy'
 import RetryPolicy from '@dshkit/retry-policy'
 import CheckpointPolicy from '@dshkit/session-checkpoint-policy'
@@ -19,6 +20,7 @@ import SpillPolicy from '@dshkit/spill-policy'
 import Pruner from '@dshkit/compaction-tool-result-pruner'
 import ShellSandbox from '@dshkit/shell-sandbox'
 import ShellLocal from '@dshkit/shell-local'
+import Otel from '@dshkit/otel'
 import ToolShell from '@dshkit/tool-shell'
 import Jobs from '@dshkit/jobs'
 import ToolJobs from '@dshkit/tool-jobs'
@@ -61,6 +63,8 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   nameLaterConflicts(ctx)
   if (config.logger) ctx.plugin(Logger as any, config.logger)
   ctx.plugin(Tools, config.tools)
+  // OpenTelemetry spans per call (its listeners are prepended): off unless `otel` is configured.
+  use(Otel, config.otel ?? false)
   const { providers = {} } = config
   // One session provider: yours, else the JSONL store when a log path is given, else memory.
   const jsonl = config['session-store-jsonl'] || (config.log ? { path: config.log } : undefined)
@@ -86,6 +90,8 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   use(PermissionPolicy, config['permission-policy'])
   plug(providers.approval)
   use(UserApproval, config['user-approval'])
+  // The approval page answers asks in a browser: off unless `approval-web` is configured.
+  use(ApprovalWeb, config['approval-web'] ?? false)
   use(RetryPolicy, config['retry-policy'])
   use(TimeoutPolicy, config['timeout-policy'])
   // A tool body starts only once its tool/call is durable (it prepends itself: outermost on tools/execute).
