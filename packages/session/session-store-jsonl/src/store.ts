@@ -48,6 +48,9 @@ export class JsonlSessionStore implements SessionStore {
   constructor(readonly path: string, options: JsonlStoreOptions = {}) {
     this.warn = options.warn ?? ((message) => console.warn(message))
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_LOG_BYTES
+    if (options.groupCommit !== undefined && typeof options.groupCommit !== 'boolean') {
+      throw new TypeError(`JsonlSessionStore option groupCommit must be true or false, not ${JSON.stringify(options.groupCommit) ?? String(options.groupCommit)}`)
+    }
     this.concurrentAppends = options.groupCommit ?? true
     this.wrapHandle = options.wrapHandle ?? ((handle) => handle)
   }

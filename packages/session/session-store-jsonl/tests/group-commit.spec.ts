@@ -173,3 +173,37 @@ describe('group commit', () => {
     await expect(store.append(call('late'))).rejects.toThrow(`session log ${path} is not open (load() first, and not after close())`)
   })
 })
+
+describe('hostile loads', () => {
+  test('10,000 appends at once: every one durable, in order, in a handful of fdatasyncs', async () => {
+    const path = join(await tempDir(), 's.jsonl')
+    const { session, fiber, syncs } = await counted(path)
+    const n = 10_000
+    await Promise.all(Array.from({ length: n }, (_, i) => session.append(call(`c${i}`))))
+    expect(syncs()).toBeLessThanOrEqual(3)
+    await fiber.dispose()
+    const loaded = (await readSessionLog(path)).events
+    expect(loaded).toHaveLength(n)
+    expect(loaded.every((e, i) => (e as any).callId === `c${i}`)).toBe(true)
+  })
+
+  test('an event nested 10,000 deep is refused alone; the batch around it is kept', async () => {
+    const path = join(await tempDir(), 's.jsonl')
+    const { session, fiber } = await counted(path)
+    let deep: unknown = 'bottom'
+    for (let i = 0; i < 10_000; i++) deep = [deep]
+    const outcomes = await Promise.allSettled([
+      session.append(call('before')),
+      session.append({ type: 'tool/call', callId: 'deep', name: 'x', arguments: deep as any }),
+      session.append(call('after')),
+    ])
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+    expect((outcomes[1] as PromiseRejectedResult).reason.message).toMatch(/^session event is not valid: /)
+    await fiber.dispose()
+    expect(ids(await jsonlLines(path))).toEqual(['tool/call:before', 'tool/call:after'])
+  })
+
+  test('a groupCommit that is not a boolean is refused by name', () => {
+    expect(() => new JsonlSessionStore('x.jsonl', { groupCommit: 'no' as any })).toThrow('JsonlSessionStore option groupCommit must be true or false, not "no"')
+  })
+})
