@@ -13,6 +13,7 @@ export interface GrantsFile {
 }
 
 const hex64 = /^[0-9a-f]{64}$/
+const MAX_FILE_BYTES = 16 * 1024 * 1024
 const iso = z.iso.datetime({ offset: true, error: 'created must be an ISO 8601 date-time' })
 const base = {
   id: z.string().regex(/^g_[0-9a-z_-]{1,64}$/i, 'id must look like g_0123abcd…'),
@@ -82,8 +83,13 @@ export function parseGrantsFile(file: string, text: string): GrantsFile {
 export async function readGrantsFile(file: string): Promise<GrantsFile> {
   let text: string
   try {
+    // Never a FIFO or a device (it could block or never end), never a file too big to be grants.
+    const info = await fsp.stat(file)
+    if (!info.isFile()) throw new GrantsFileError(file, 'is not a regular file; point `grants` at a JSON file')
+    if (info.size > MAX_FILE_BYTES) throw new GrantsFileError(file, `is ${info.size} bytes, more than the ${MAX_FILE_BYTES} a grants file may hold; fix it or delete it`)
     text = await fsp.readFile(file, 'utf8')
   } catch (error) {
+    if (error instanceof GrantsFileError) throw error
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, grants: [] }
     throw new GrantsFileError(file, `cannot be read (${(error as Error).message})`)
   }

@@ -5,6 +5,7 @@ import { cleanup, deferred, eventually, plug } from '@dshkit/testing'
 import { afterEach, describe, expect, test } from 'vitest'
 import UserApproval, { argumentsHash, canonicalJson, GrantStore, readGrantsFile, type Grant } from '../src/index.js'
 import { pipeline } from './pipeline.js'
+import { terminal } from './helpers.js'
 
 afterEach(cleanup)
 
@@ -140,6 +141,20 @@ describe('stored, shared, revocable', () => {
     expect(await readGrantsFile(p.file)).toEqual({ version: 1, grants: [] })
   })
 
+  test('`a` at the terminal stores an exact grant in the file, which a programmatic-only service on the same file honours', async () => {
+    const term = terminal()
+    const p = await pipeline({ approval: { responder: 'tty', input: term.input, output: term.output } })
+    const running = p.call('fs_write', write('a.txt', 'from tty'))
+    await term.waitFor('[a]lways: ')
+    term.type('a\n')
+    expect(await running).toMatchObject({ isError: false })
+    expect((await readGrantsFile(p.file)).grants).toEqual([expect.objectContaining({ kind: 'exact', tool: 'fs_write', by: 'tty' })])
+    const other = await pipeline({ dir: p.dir })
+    expect(await other.call('fs_write', write('a.txt', 'from tty'))).toMatchObject({ isError: false })
+    expect(await other.call('fs_write', write('a.txt', 'other'))).toMatchObject({ error: { code: 'DENIED' } })
+    expect(other.asked).toHaveLength(1)
+  })
+
   test('two services on one file share grants; a revoke by another writer counts at the next ask', async () => {
     const p = await pipeline()
     const other = await pipeline({ dir: p.dir })
@@ -215,6 +230,15 @@ describe('a corrupt or hand-edited grants file', () => {
     await expect(p.ctx.approval.grants.list()).rejects.toThrow(`grants file ${p.file}`)
     await expect(p.ctx.approval.grants.add({ kind: 'exact', tool: 'shell', argumentsHash: 'b'.repeat(64) })).rejects.toThrow(problem)
     expect(await readFile(p.file, 'utf8')).toBe(text)
+  })
+
+  test('a symlink to /dev/zero (or any non-regular file) in its place is refused at once, not read', async () => {
+    const p = await pipeline()
+    await mkdir(dirname(p.file), { recursive: true })
+    const { symlink } = await import('node:fs/promises')
+    await symlink('/dev/zero', p.file)
+    expect(await p.call('shell', { command: 'true' })).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining(`grants file ${p.file}: is not a regular file`) } })
+    await expect(p.ctx.approval.grants.list()).rejects.toThrow('is not a regular file')
   })
 
   test('a hand-written rule with a `__proto__` path in `when` is refused, not silently dropped', async () => {
