@@ -11,6 +11,7 @@ export type ServerState = 'starting' | 'ready' | 'restarting' | 'down' | 'closed
 
 const MAX_PAGES = 100
 const MAX_TOOLS = 2_000
+const STDERR_LOGGED = 50
 
 export interface ConnectionEvents {
   /** The server's whole tool list, after each (re)connect and each `notifications/tools/list_changed`. */
@@ -50,7 +51,13 @@ export class ServerConnection {
   private makeTransport(): Transport {
     const { command, args = [], env, cwd, url, headers } = this.config
     if (url !== undefined) return new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } })
-    return new StdioTransport({ command: command!, args, env, cwd, onStderr: (line) => this.events.log('info', `${this.label()} stderr: ${oneLine(line)}`) })
+    let lines = 0
+    // A chatty server must not flood the log: the first lines say enough (the tail is kept for crash messages).
+    const onStderr = (line: string) => {
+      if (++lines <= STDERR_LOGGED) this.events.log('info', `${this.label()} stderr: ${oneLine(line)}`)
+      else if (lines === STDERR_LOGGED + 1) this.events.log('info', `${this.label()} stderr: more lines follow; they are not logged`)
+    }
+    return new StdioTransport({ command: command!, args, env, cwd, onStderr })
   }
 
   private async connect(): Promise<void> {

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { reapTree, runMarker } from '@dshkit/shell'
+import { LineSplitter, MAX_MESSAGE_BYTES } from './lines.js'
 
 const STDERR_LINES = 20
 const GRACE_MS = 2_000
@@ -29,7 +30,10 @@ export class StdioTransport implements Transport {
   exit: string | undefined
   readonly stderrTail: string[] = []
   private child: ChildProcess | undefined
-  private readonly buffer = new ReadBuffer()
+  private readonly lines = new LineSplitter(
+    (line) => this.parse(line),
+    (bytes) => this.onerror?.(new Error(`the server sent a message of ${bytes} bytes, over the ${MAX_MESSAGE_BYTES}-byte limit; it was dropped (a call waiting for it ends at its deadline)`)),
+  )
   private readonly marker = runMarker('DSHKIT_MCP_SERVER')
   private closed = false
   private reaped: Promise<void> | undefined
@@ -80,25 +84,20 @@ export class StdioTransport implements Transport {
   }
 
   private read(chunk: Buffer) {
+    this.lines.push(chunk)
+  }
+
+  private parse(line: string) {
+    if (!line.trim()) return
+    let message: JSONRPCMessage
     try {
-      this.buffer.append(chunk)
+      message = deserializeMessage(line)
     } catch (error) {
-      this.onerror?.(error as Error)
-      this.buffer.clear()
+      // A line that is not JSON-RPC (a stray log line, garbage): reported, skipped; the stream goes on.
+      this.onerror?.(new Error(`the server wrote a line that is not JSON-RPC: ${JSON.stringify(line.slice(0, 80))}${line.length > 80 ? '…' : ''} (${(error as Error).message.split('\n')[0].slice(0, 120)})`))
       return
     }
-    for (;;) {
-      let message: JSONRPCMessage | null
-      try {
-        message = this.buffer.readMessage()
-      } catch (error) {
-        // A line that is not JSON-RPC (a stray log line, garbage): reported, skipped; the stream goes on.
-        this.onerror?.(new Error(`the server wrote a line that is not JSON-RPC: ${(error as Error).message.split('\n')[0].slice(0, 200)}`))
-        continue
-      }
-      if (message === null) return
-      this.onmessage?.(message)
-    }
+    this.onmessage?.(message)
   }
 
   send(message: JSONRPCMessage): Promise<void> {

@@ -76,6 +76,14 @@ describe('a server that crashes', () => {
     await eventually(() => expect(psMatching(tag)).toEqual([]))
   })
 
+  it('disposal ends a server that ignores SIGTERM', async () => {
+    const { ctx, dispose } = await bootMcp({ servers: { stubborn: fixture('crash', { IGNORE_TERM: '1' }) } })
+    const server = ctx.mcpClient.status()[0].pid!
+    expect(await isLive(server)).toBe(true)
+    await dispose()
+    expect(await isLive(server)).toBe(false)
+  })
+
   it('a command that does not exist is one clear logged error, not a crash of the plugin', async () => {
     const { ctx, logs } = await bootMcp({ servers: { ghost: { command: '/nonexistent/mcp-server', restart: { maxAttempts: 0 } } } })
     expect(ctx.mcpClient.status()[0]).toMatchObject({ state: 'down' })

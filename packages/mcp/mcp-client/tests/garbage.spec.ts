@@ -11,6 +11,18 @@ describe('a server that returns garbage', () => {
     await cleanup()
   })
 
+  it('a message over 16 MB is dropped with a warning; the call ends at its deadline and the next one works', async () => {
+    const { call, logs } = await bootMcp({ servers: { junk: fixture('garbage', undefined, { timeoutMs: 3_000 }) } })
+    expect(await call('mcp__junk__oversize')).toMatchObject({ isError: true, error: { code: 'TOOL_TIMEOUT' } })
+    expect(logs.warnings().join('\n')).toMatch(/the server sent a message of \d+ bytes, over the 16777216-byte limit; it was dropped/)
+    expect(textOf(await call('mcp__junk__huge', { bytes: 10 }))).toBe('yyyyyyyyyy')
+    // 500 stderr lines: 50 logged, then one line saying the rest are not.
+    const stderr = logs.filter((line) => line.text.includes('stderr:'))
+    expect(stderr.length).toBe(51)
+    expect(stderr.at(-1)!.text).toContain('more lines follow; they are not logged')
+    await cleanup()
+  })
+
   it('a result of the wrong shape is a TOOL_ERROR that says so', async () => {
     const { call } = await bootMcp({ servers: { junk: fixture('garbage') } })
     const result = await call('mcp__junk__wrong-shape')
