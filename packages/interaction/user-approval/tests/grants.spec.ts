@@ -72,6 +72,16 @@ describe('answers are bound to the exact call', () => {
     expect(await p.ctx.approval.grants.list()).toEqual([])
   })
 
+  test('a malformed answer() settles the ask as a deny (fail closed)', async () => {
+    const p = await pipeline()
+    p.answer(() => new Promise(() => {}))
+    const running = p.call('shell', { command: 'true' })
+    await eventually(() => expect(p.ctx.approval.pending()).toHaveLength(1))
+    const [ask] = p.ctx.approval.pending()
+    expect(p.ctx.approval.answer(ask.requestId, ask.argumentsHash, { kind: 'yes' } as never)).toEqual({ ok: true })
+    expect(await running).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining('an approval responder answered {"kind":"yes"}') } })
+  })
+
   test('a new grant lets the pending asks it covers through; other pending asks keep waiting', async () => {
     const p = await pipeline()
     p.answer(() => new Promise(() => {}))
