@@ -3,7 +3,7 @@ import { mergeVerdicts, toleratedError, type MergedVerdict, type OnError } from 
 import { interpretHookOutput, parseHookOutput, type HookEvent, type HookVerdict } from './parse.js'
 import { handlerKey, handlerLabel, runHandler, selectHooks, startAsyncHandler } from './handlers.js'
 import { bashFailure, contentText, toolResponse } from './responses.js'
-import type { HookSettings } from './settings.js'
+import type { HookCommand, HookSettings } from './settings.js'
 
 /** The parts of a `ToolExecution` (@dshkit/tools) the bridge reads. */
 export interface HookCall {
@@ -12,6 +12,8 @@ export interface HookCall {
   readonly name: string
   readonly arguments: unknown
   readonly signal: AbortSignal
+  /** `true` while `ctx.tools.explain()` judges the call: nothing will run (see `dryRun` in the options). */
+  readonly dryRun?: boolean
 }
 
 /** The parts of a `ToolExecutionResult` the bridge reads. */
@@ -49,6 +51,23 @@ export interface HookBridgeOptions {
   defaultTimeoutMs?: number
   graceMs?: number
   maxOutputBytes?: number
+  /**
+   * What PreToolUse hooks do in a dry run (`exec.dryRun`, `ctx.tools.explain`). `report` (default): they are not run —
+   * hooks are external commands that may have side effects — and the trace lists them as `notJudged`. `run`: they
+   * run and judge as in a real call (only for hooks known to be pure checks). Async hooks never run in a dry run.
+   */
+  dryRun?: 'report' | 'run'
+}
+
+/** One matched hook as the trace shows it (`detail.hooks`). */
+export interface HookTraceEntry {
+  [key: string]: HookJson
+  event: HookEvent
+  /** The matcher of the group it came from (`*` or empty matches every tool). */
+  matcher: string
+  command: string
+  /** The settings file it came from. */
+  file: string
 }
 
 type Context = { source: string; content: { type: 'text'; text: string }[] }
@@ -67,13 +86,15 @@ interface OwnRewrite {
   rewriters: ReadonlySet<string>
 }
 
+/** Which hooks ran and what each decided, for the trace (`detail` of the decision). */
+type HookDetail = { hooks: HookJson[]; notJudged?: string }
 type PreAnswer =
-  | { kind: 'deny'; reason: string; source: string }
-  | { kind: 'ask'; reason: string; source: string }
-  | { kind: 'allow'; updatedArguments: HookJson; source: string }
+  | { kind: 'deny'; reason: string; source: string; detail?: HookDetail }
+  | { kind: 'ask'; reason: string; source: string; detail?: HookDetail }
+  | { kind: 'allow'; updatedArguments: HookJson; source: string; detail?: HookDetail }
 type PostAnswer =
-  | { kind: 'accept'; meta?: Record<string, HookJson>; additionalContexts?: Context[] }
-  | { kind: 'replace'; content: { type: 'text'; text: string }[]; source: string; meta?: Record<string, HookJson>; additionalContexts?: Context[] }
+  | { kind: 'accept'; meta?: Record<string, HookJson>; additionalContexts?: Context[]; detail?: { hooks: HookJson[] } }
+  | { kind: 'replace'; content: { type: 'text'; text: string }[]; source: string; meta?: Record<string, HookJson>; additionalContexts?: Context[]; detail?: { hooks: HookJson[] } }
 
 /** Calls whose tool ran (and then failed) reach Claude Code's PostToolUseFailure; DENIED reaches PermissionDenied. */
 const RAN_AND_FAILED = new Set(['TOOL_ERROR', 'TOOL_TIMEOUT', 'ABORTED', 'INVALID_RESULT', 'TOOL_OUTCOME_UNKNOWN'])
@@ -89,9 +110,27 @@ export function createHookBridge(options: HookBridgeOptions) {
   const { source, settings, onError, askSupported, toolNames, projectDir, env, payloadBase, logger } = options
   const dialect: ToolDialect = settings.dialect === 'codex' ? 'codex' : 'claude-code'
   const notes = new WeakMap<symbol, Notes>()
+  // The post-event hooks that ran for a call (trace detail on the post-execute answer).
+  const ran = new WeakMap<symbol, { hooks: HookJson[] }>()
   const rewrites = new WeakMap<symbol, OwnRewrite>()
   // Which handler gave a verdict (labels can repeat across plugins; keys do not).
   const handlerOf = new WeakMap<HookVerdict, string>()
+  // Which hook gave a verdict, and the matcher of the group each hook sits in: what the trace shows.
+  const hookOf = new WeakMap<HookVerdict, HookCommand>()
+  const matcherOf = new WeakMap<HookCommand, string>()
+  for (const event of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest', 'PermissionDenied'] as const) {
+    for (const group of settings[event] ?? []) for (const hook of group.hooks) if (!matcherOf.has(hook)) matcherOf.set(hook, group.matcher)
+  }
+  const traced = (event: HookEvent, hook: HookCommand): HookTraceEntry =>
+    ({ event, matcher: matcherOf.get(hook) ?? '', command: handlerLabel(hook), file: hook.file })
+  /** The trace detail of hooks that ran: each one, with the decision it gave. */
+  const detailOf = (event: HookEvent, verdicts: HookVerdict[]) => ({
+    hooks: verdicts.map((verdict): HookJson => {
+      const hook = hookOf.get(verdict)
+      const entry = hook ? traced(event, hook) : { event, matcher: '', command: verdict.command, file: settings.file }
+      return { ...entry, decision: verdict.decision, ...verdict.reason !== undefined && { reason: verdict.reason } }
+    }),
+  })
   const sourceOf = (command: string) => `${source}: ${command}`
   // Disposing the bridge stops every hook it started, async ones included: nothing outlives the plugin.
   const lifetime = new AbortController()
@@ -102,9 +141,14 @@ export function createHookBridge(options: HookBridgeOptions) {
     }
   }
 
-  async function runEvent(event: HookEvent, call: HookCall, extra: Record<string, unknown>, skip?: ReadonlySet<string>): Promise<HookVerdict[]> {
+  function select(event: HookEvent, call: HookCall, skip?: ReadonlySet<string>) {
     const { toolName, toolInput } = mapToolCall(call.name, call.arguments, toolNames.get(call.name), projectDir)
     const selected = selectHooks(settings, event, { toolName, toolInput, projectDir }).filter((hook) => !skip?.has(handlerKey(hook)))
+    return { toolName, toolInput, selected }
+  }
+
+  async function runEvent(event: HookEvent, call: HookCall, extra: Record<string, unknown>, skip?: ReadonlySet<string>): Promise<HookVerdict[]> {
+    const { toolName, toolInput, selected } = select(event, call, skip)
     if (!selected.length) return []
     const payload = {
       ...payloadBase,
@@ -113,12 +157,13 @@ export function createHookBridge(options: HookBridgeOptions) {
     }
     const signal = AbortSignal.any([call.signal, lifetime.signal])
     const run = { payload, cwd: projectDir, env, signal, lifetime: lifetime.signal, defaultTimeoutMs: options.defaultTimeoutMs, graceMs: options.graceMs, maxOutputBytes: options.maxOutputBytes, logger }
-    // async handlers run in the background: they never block or change the call.
-    for (const hook of selected) if (hook.async) void startAsyncHandler(hook, event, run)
+    // async handlers run in the background: they never block or change the call (and never in a dry run).
+    if (!call.dryRun) for (const hook of selected) if (hook.async) void startAsyncHandler(hook, event, run)
     return Promise.all(selected.filter((hook) => !hook.async).map(async (hook) => {
       const label = handlerLabel(hook)
       const verdict = interpretHookOutput(label, parseHookOutput(await runHandler(hook, run)), event, { askSupported })
       handlerOf.set(verdict, handlerKey(hook))
+      hookOf.set(verdict, hook)
       return verdict
     }))
   }
@@ -138,6 +183,10 @@ export function createHookBridge(options: HookBridgeOptions) {
 
   /** Logs warnings, tolerated errors and system messages; keeps contexts and messages for the result. */
   function record(token: symbol, event: HookEvent, verdicts: HookVerdict[]) {
+    if (event !== 'PreToolUse' && event !== 'PermissionRequest' && verdicts.length) {
+      const list = ran.get(token)?.hooks ?? []
+      ran.set(token, { hooks: [...list, ...detailOf(event, verdicts).hooks] })
+    }
     for (const verdict of verdicts) {
       for (const warning of verdict.warnings) logger.warn('%s hook `%s`: %s', event, verdict.command, warning)
       if (verdict.decision === 'error' && onError === 'allow' && event === 'PreToolUse') logger.warn(toleratedError(verdict, event))
@@ -154,28 +203,44 @@ export function createHookBridge(options: HookBridgeOptions) {
     rewrites.delete(call.token)
     // The pass our own rewrite started: the rewriters sit out, every other hook judges the new input (a guard is never laundered past).
     const own = stored && stored.arguments === canonicalJson(call.arguments) ? stored : undefined
+    if (call.dryRun && options.dryRun !== 'run') return reportOnly(call, next, own)
     const verdicts = await runEvent('PreToolUse', call, {}, own?.rewriters)
     if (!verdicts.length) {
       const inner = await next()
       return own?.ask && inner.kind !== 'deny' ? own.ask : inner
     }
     record(call.token, 'PreToolUse', verdicts)
+    const detail = detailOf('PreToolUse', verdicts)
     const merged = mergeVerdicts(verdicts, 'PreToolUse', onError)
-    if (merged.kind === 'deny') return { kind: 'deny', reason: merged.reason, source: sourceOf(merged.command) }
+    if (merged.kind === 'deny') return { kind: 'deny', reason: merged.reason, source: sourceOf(merged.command), detail }
     const ask = merged.kind === 'ask' ? { kind: 'ask' as const, reason: merged.reason, source: sourceOf(merged.command) } : own?.ask
     if (merged.updatedInput) {
       const rewrite = rewriteOf(call, merged)
-      if (rewrite.kind === 'deny') return rewrite
+      if (rewrite.kind === 'deny') return { ...rewrite, detail }
       if (rewrite.kind === 'allow') {
         const rewriters = new Set(own?.rewriters)
         for (const v of verdicts) if (v.updatedInput !== undefined && v.decision !== 'error') rewriters.add(handlerOf.get(v) ?? v.command)
         rewrites.set(call.token, { arguments: canonicalJson(rewrite.updatedArguments), ask, rewriters })
-        return rewrite
+        return { ...rewrite, detail }
       }
     }
     const inner = await next()
-    // An inner denial stands; otherwise the hook's ask goes to approval (after the guards).
-    return ask && inner.kind !== 'deny' ? ask : inner
+    // An inner denial stands; otherwise the hook's ask goes to approval (after the guards). The hooks that ran
+    // ride along as trace detail; returning the inner decision with only that added is still a pass.
+    return ask && inner.kind !== 'deny' ? { ...ask, detail } : { ...inner, detail }
+  }
+
+  /** A dry run in `report` mode: no hook runs; the inner listeners decide, and the trace says which hooks would have run. */
+  async function reportOnly<D extends { kind: string }>(call: HookCall, next: () => Promise<D>, own: OwnRewrite | undefined): Promise<D | PreAnswer> {
+    const { selected } = select('PreToolUse', call, own?.rewriters)
+    const inner = await next()
+    const judging = selected.filter((hook) => !hook.async)
+    if (!judging.length) return own?.ask && inner.kind !== 'deny' ? own.ask : inner
+    const detail = {
+      hooks: judging.map((hook) => traced('PreToolUse', hook)),
+      notJudged: `${judging.length} PreToolUse hook(s) not run in a dry run: they are external commands that may have side effects (set dryRun: 'run' to run them)`,
+    }
+    return { ...inner, detail }
   }
 
   /** A hook's updatedInput as our arguments: the registry validates them and judges the call again. */
@@ -206,7 +271,7 @@ export function createHookBridge(options: HookBridgeOptions) {
       if (inner.error.code === 'DENIED') await permissionDenied(call, inner.error.message)
       else if (RAN_AND_FAILED.has(inner.error.code)) await failureHooks(call, inner.error.message, inner.error.code === 'ABORTED' || inner.error.code === 'TOOL_TIMEOUT')
     }
-    return answer(inner, take(call.token), replaced)
+    return answer(inner, take(call.token), replaced, tookPart(call.token))
   }
 
   /** PostToolUse: blocks and failures never undo the call; Claude Code keeps the output, Codex shows the feedback instead. */
@@ -293,6 +358,12 @@ export function createHookBridge(options: HookBridgeOptions) {
     return found
   }
 
+  function tookPart(token: symbol) {
+    const found = ran.get(token)
+    ran.delete(token)
+    return found
+  }
+
   /** Whether the settings configure PermissionRequest hooks (then the plugin registers the responder). */
   const answersPermissionRequests = settings.PermissionRequest?.length > 0
 
@@ -303,15 +374,15 @@ export function createHookBridge(options: HookBridgeOptions) {
 }
 
 /** The hooks' contexts and meta as an accept or replace; the runtime appends the contexts and merges `meta.hooks` over the inner meta. */
-function answer<R extends HookCallResult>(inner: R, notes: Notes | undefined, replaced: PostAnswer | undefined): R | PostAnswer {
-  if (!notes && !replaced) return inner
+function answer<R extends HookCallResult>(inner: R, notes: Notes | undefined, replaced: PostAnswer | undefined, detail?: { hooks: HookJson[] }): R | PostAnswer {
+  if (!notes && !replaced) return detail ? { kind: 'accept', detail } : inner
   const hooks: Record<string, HookJson> = {}
   if (notes?.systemMessages.length) hooks.systemMessages = notes.systemMessages
   // A second bridge inside (Claude Code and Codex hooks together) may have filled meta.hooks already.
   const meta = Object.keys(hooks).length ? { hooks: mergeHookMeta(inner.meta?.hooks, hooks) } : undefined
   const additionalContexts = notes?.contexts.length ? notes.contexts : undefined
   const base = replaced ?? { kind: 'accept' as const }
-  return { ...base, ...(additionalContexts && { additionalContexts }), ...(meta && { meta }) }
+  return { ...base, ...(additionalContexts && { additionalContexts }), ...(meta && { meta }), ...(detail && { detail }) }
 }
 
 function mergeHookMeta(outer: unknown, ours: Record<string, HookJson>): Record<string, HookJson> {

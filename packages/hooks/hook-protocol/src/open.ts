@@ -32,6 +32,8 @@ export interface OpenHookBridgeOptions {
   /** `permission_mode` of every payload, read when an event fires. */
   permissionMode?: () => string
   logger: HookBridgeLogger
+  /** What PreToolUse hooks do in a dry run: `report` (default, not run) or `run` (see HookBridgeOptions). */
+  dryRun?: 'report' | 'run'
 }
 
 /** Loads the settings files (throwing a clear error when one is unusable) and builds the bridge. */
@@ -67,5 +69,6 @@ export function openHookBridge(options: OpenHookBridgeOptions) {
     permissionMode: options.permissionMode,
     logger,
     defaultTimeoutMs: options.defaultTimeoutMs,
+    dryRun: options.dryRun,
   })
 }

@@ -26,6 +26,8 @@ export const Config = strictConfig({
   plugins: z.array(Plugin).default([]),
   projectDir: z.string().min(1).optional(),
   onError: z.enum(['deny', 'allow']).default('deny'),
+  // Hooks are external commands that may have side effects: a dry run (ctx.tools.explain) lists them without running them unless told.
+  dryRun: z.enum(['report', 'run'], { error: 'dryRun must be "report" (hooks are not run in a dry run) or "run"' }).default('report'),
   timeout: z.number().positive('timeout must be a positive number of seconds').optional(),
   toolNames: z.record(z.string(), z.union([z.literal(false), Mapping], {
     error: 'a toolNames entry is false or { name: "Bash", arguments?: { command: "cmd" }, paths?: [] }',
