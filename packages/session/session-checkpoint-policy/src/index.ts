@@ -17,6 +17,10 @@ export const apply = (ctx: Context, input?: ConfigInput) => {
   const { unrecorded } = Config.parse(input)
   // Held once: the hot path skips cordis's service proxy (the fiber restarts if the session is replaced).
   const session: SessionService = ctx.session
+  // A session provider from before flush() existed could never promise durability: refuse to start rather than fail every call.
+  if (typeof session.flush !== 'function' || typeof session.refused !== 'function' || typeof session.recorded !== 'function') {
+    throw new TypeError('session-checkpoint-policy needs ctx.session with flush(), refused() and recorded(), as @dshkit/session provides; this session provider has no flush()')
+  }
   // Tokens of calls whose body this policy let start and that are still running: their nested calls need no wait.
   const running = new Set<symbol>()
   const run = (exec: ToolDispatchExecution, next: () => Promise<ToolExecutionResult>) => {

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import AgentLoop from '@dshkit/agent-loop'
 import Session from '@dshkit/session'
-import type { ToolDefinition } from '@dshkit/tools'
+import Tools, { type ToolDefinition } from '@dshkit/tools'
 import TimeoutPolicy from '@dshkit/timeout-policy'
 import { boot, cleanup, sleep, type PluginEntry } from '@dshkit/testing'
 import CheckpointPolicy from '../src/index.js'
@@ -211,4 +211,11 @@ describe('hostile call ids', () => {
     await appended
     expect(started.map((s) => s.callId)).toEqual([callId])
   })
+})
+
+test('a session provider without flush() (an older or third-party one) is refused when the policy starts, by name', async () => {
+  const ctx = new Context()
+  await ctx.plugin({ name: 'old-session', apply: (ctx: Context) => void ctx.provide('session' as any, { recorded: () => 'none', append: async () => {} }) })
+  await ctx.plugin(Tools)
+  await expect(ctx.plugin(CheckpointPolicy)).rejects.toThrow('session-checkpoint-policy needs ctx.session with flush(), refused() and recorded()')
 })
