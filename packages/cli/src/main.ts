@@ -33,6 +33,7 @@ export async function main(argv: string[]): Promise<number> {
         apply: { type: 'boolean', default: false },
         force: { type: 'boolean', default: false },
         file: { type: 'string' },
+        approve: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
@@ -55,10 +56,12 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'run': {
         if (rest.length > 1) throw new UsageError('run takes at most one CALLS.jsonl file')
-        if (rest[0]) return await run({ file: rest[0], config: values.config, root: values.root, log: values.log, json: values.json })
+        if (values.approve !== undefined && values.approve !== 'web') throw new UsageError(`--approve takes "web" (answer approvals on a local web page), got ${JSON.stringify(values.approve)}`)
+        const approve = values.approve
+        if (rest[0]) return await run({ file: rest[0], config: values.config, root: values.root, log: values.log, json: values.json, approve })
         const demo = await prepareDemo()
         if (!values.json) process.stderr.write(`dshkit: running the bundled demo in ${demo.root}\n`)
-        return await run({ file: demo.calls, display: 'demo/calls.jsonl', config: values.config ?? demo.config, root: values.root ?? demo.root, log: values.log ?? demo.log, json: values.json })
+        return await run({ file: demo.calls, display: 'demo/calls.jsonl', config: values.config ?? demo.config, root: values.root ?? demo.root, log: values.log ?? demo.log, json: values.json, approve })
       }
       case 'tools':
         if (rest.length) throw new UsageError('tools takes no file')

@@ -11,6 +11,8 @@ export interface BootOptions {
   log?: string
   /** Judge only (explain, replay): no session store opens, so a recorded log is never locked, repaired or written. */
   memoryOnly?: boolean
+  /** `--approve web`: dsh-base also serves the approval page (@dshkit/approval-web); the command prints its URL. */
+  approve?: 'web'
 }
 
 type Patch = (config: any, value: string) => any
@@ -42,7 +44,15 @@ function patch(entry: any, options: BootOptions) {
   if (options.memoryOnly && entry?.name === '@dshkit/dsh-base') config = withoutStore(config)
   if (options.root && rootPatches[entry?.name]) config = rootPatches[entry.name](config, options.root)
   if (options.log && logPatches[entry?.name]) config = logPatches[entry.name](config, options.log)
+  if (options.approve === 'web' && entry?.name === '@dshkit/dsh-base') config = withApprovalPage(config)
+  if (options.approve === 'web' && entry?.name === '@dshkit/approval-web') config = { ...config, printUrl: false }
   return config === entry?.config ? entry : { ...entry, config }
+}
+
+/** dsh-base with its approval page on, whatever the file said about it; the command prints the URL, not the plugin. */
+function withApprovalPage(config: any) {
+  const own = config?.['approval-web']
+  return { ...config, 'approval-web': { ...own && typeof own === 'object' ? own : {}, printUrl: false } }
 }
 
 export class BootError extends Error {}
@@ -71,6 +81,9 @@ export async function bootRuntime(options: BootOptions) {
     options = { ...options, root: options.root ?? process.cwd() }
   }
   if (options.memoryOnly) entries = entries.filter((entry: any) => !SESSION_STORES.includes(entry?.name))
+  if (options.approve === 'web' && !entries.some((entry: any) => ['@dshkit/dsh-base', '@dshkit/approval-web'].includes(entry?.name))) {
+    throw new BootError(`--approve web needs @dshkit/dsh-base in ${source.label} (or an @dshkit/approval-web entry)`)
+  }
   const report = await bootEntries(ctx, entries.map((entry) => patch(entry, options)), source)
   booting = false
   const missing = ['tools', 'loop'].filter((service) => !ctx.get(service))

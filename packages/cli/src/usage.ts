@@ -1,7 +1,7 @@
 export const USAGE = `dshkit — run an AI agent's tool calls through the dshkit pipeline
 
 Usage:
-  dshkit run [CALLS.jsonl] [--config cordis.yml] [--root DIR] [--log session.jsonl] [--json]
+  dshkit run [CALLS.jsonl] [--config cordis.yml] [--root DIR] [--log session.jsonl] [--approve web] [--json]
   dshkit tools [--config cordis.yml] [--root DIR] [--json]
   dshkit log SESSION.jsonl|postgres://…#SESSION_ID [--json]
   dshkit grants [revoke ID] [--file FILE | --root DIR] [--json]
@@ -37,6 +37,8 @@ result and who decided it, and keeps a durable session log.
   --config FILE   boot from a cordis.yml instead of the embedded dsh-base default
   --root DIR      sandbox root and working directory for file tools (default: current directory)
   --log FILE      session log (JSONL) to append to (default: none, memory only)
+  --approve web   answer approval asks on a local web page (127.0.0.1, any free port); its URL,
+                  with the token it needs, is printed on stderr at start
   --json          one JSON object per line instead of the human report
 
 An argument may be {"$from": "<earlier callId>", "path": "meta.spill.id"} to use a value from an

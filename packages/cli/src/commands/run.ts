@@ -24,6 +24,8 @@ export async function run(options: RunOptions): Promise<number> {
   }
   const { calls, errors } = await readCalls(options.file)
   const { ctx, problems } = await bootRuntime(options)
+  const page = options.approve === 'web' ? (ctx.get('approvalWeb') as { url?: string } | undefined) : undefined
+  if (page?.url) process.stderr.write(`dshkit: approve tool calls at ${page.url}\n`)
   for (const problem of problems) inputError(undefined, problem)
   for (const error of errors) inputError(error.line, error.message)
   let bad = errors.length + problems.length
