@@ -197,3 +197,44 @@ describe('meta.trace', () => {
     expect((await ctx.tools.execute(call('echo', { text: 1 }))).meta).toMatchObject({ trace: [] })
   })
 })
+
+describe('hostile details', () => {
+  test('a __proto__ key, a throwing getter, an array, a BigInt, a 10,000-deep detail: the decision stands, the entry says why', async () => {
+    let deep: any = 'bottom'
+    for (let i = 0; i < 10_000; i++) deep = { d: deep }
+    const details: unknown[] = [
+      JSON.parse('{"__proto__":{"polluted":true}}'),
+      { get boom() { throw new Error('gotcha') } },
+      ['not', 'an', 'object'],
+      { n: 10n },
+      deep,
+    ]
+    for (const detail of details) {
+      const ctx = await traced()
+      await plug(ctx, 'careless', (ctx) => void ctx.on('tools/pre-execute', async () => ({ kind: 'deny', reason: 'no', detail }) as PreToolDecision))
+      await plug(ctx, 'owner', (ctx) => void ctx.tools.register(echo))
+      const result = await ctx.tools.execute(call())
+      expect(result).toMatchObject({ isError: true, error: { code: 'DENIED', message: 'no', source: 'careless' } })
+      const entry = (result.meta!.trace as unknown as TraceEntry[])[0]
+      expect(entry.decision).toBe('deny')
+      // Either kept as plain JSON (deep nesting is fine) or replaced by why not; never a prototype change.
+      if (detail !== deep) expect(Object.keys(entry.detail!)).toEqual(['invalid'])
+      expect(({} as any).polluted).toBeUndefined()
+      expect(JSON.parse(JSON.stringify(result.meta))).toBeTruthy()
+    }
+  })
+
+  test('a guard returning an object without a string reason still denies (fail closed)', async () => {
+    const ctx = await traced()
+    await plug(ctx, 'odd', (ctx) => void ctx.tools.guard(() => ({ because: 'x' }) as any))
+    await plug(ctx, 'owner', (ctx) => void ctx.tools.register(echo))
+    expect(await ctx.tools.execute(call())).toMatchObject({ isError: true, error: { code: 'DENIED', source: 'odd' } })
+  })
+
+  test('huge arguments are not copied into the trace', async () => {
+    const ctx = await traced()
+    await plug(ctx, 'owner', (ctx) => void ctx.tools.register(echo))
+    const result = await ctx.tools.execute(call('echo', { text: 'x'.repeat(1_000_000) }))
+    expect(JSON.stringify(result.meta!.trace).length).toBeLessThan(500)
+  })
+})
