@@ -49,7 +49,10 @@ export class ApprovalWeb extends Service {
 
   constructor(ctx: Context, private readonly config: Config) {
     super(ctx, 'approvalWeb')
-    const { server } = ctx
+    const { server, approval } = ctx
+    const missing = ['answer', 'respond', 'stale'].filter((name) => typeof (approval as any)[name] !== 'function')
+    if (typeof approval.grants?.list !== 'function') missing.push('grants')
+    if (missing.length) throw new Error(`approval-web needs the approval service of @dshkit/user-approval (this one has no ${missing.join(', ')})`)
     this.token = randomBytes(24).toString('base64url')
     this.url = `http://${urlHost(server.host)}:${server.port}/?token=${this.token}`
     this.board = new Board(config.recent)

@@ -2,8 +2,8 @@
 'use strict'
 
 const token = new URLSearchParams(location.search).get('token') ?? ''
-const PREVIEW_CHARS = 1500
-const PREVIEW_LINES = 24
+const PREVIEW_CHARS = 800
+const PREVIEW_LINES = 16
 
 const $ = (id) => document.getElementById(id)
 const cards = new Map() // requestId -> { ask, el }

@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { chromium, type BrowserContext } from 'playwright-core'
 import { z } from 'zod'
 import { boot, tempDir } from '@dshkit/testing'
 import UserApproval from '@dshkit/user-approval'
+import SessionStoreJsonl from '@dshkit/session-store-jsonl'
 import ApprovalWeb from '../src/index.js'
 
 /** The Debian chromium (what .ci/run installs); CHROMIUM_PATH overrides. */
@@ -38,11 +39,13 @@ export interface WebOptions {
   /** user-approval config on top of the test defaults. */
   approval?: Record<string, unknown>
   web?: Record<string, unknown>
+  /** A JSONL session log to keep the session in (else no session). */
+  log?: string
 }
 
 /** Tools `echo` and `write` (each asks through a policy), user-approval (headless, grants in a temp file) and the approval page. */
-export async function bootWeb({ approval = {}, web = {} }: WebOptions = {}) {
-  const dir = await tempDir('approval-web-')
+export async function bootWeb({ approval = {}, web = {}, log }: WebOptions = {}) {
+  const dir = log ? dirname(log) : await tempDir('approval-web-')
   const ran: unknown[] = []
   const tools = ['echo', 'write'].map((name) => ({
     name,
@@ -57,7 +60,7 @@ export async function bootWeb({ approval = {}, web = {} }: WebOptions = {}) {
   }
   const booted = await boot({
     tools,
-    plugins: [asker, [UserApproval, { responder: 'headless', grants: join(dir, 'grants.json'), timeoutMs: 60_000, ...approval }], [ApprovalWeb, { printUrl: false, ...web }]],
+    plugins: [...log ? [[SessionStoreJsonl, { path: log }] as [any, unknown]] : [], asker, [UserApproval, { responder: 'headless', grants: join(dir, 'grants.json'), timeoutMs: 60_000, ...approval }], [ApprovalWeb, { printUrl: false, ...web }]],
   })
   const web$ = booted.ctx.get('approvalWeb')!
   return { ...booted, dir, ran, web: web$, url: web$.url, origin: new URL(web$.url).origin, token: web$.token }

@@ -1,9 +1,14 @@
+import { spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { performance } from 'node:perf_hooks'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
-import { cleanup, eventually } from '@dshkit/testing'
+import { cleanup, eventually, tempDir } from '@dshkit/testing'
 import { bootWeb, launchBrowser } from './helpers.js'
+
+const fixture = fileURLToPath(new URL('./fixtures/pending-child.mjs', import.meta.url))
 
 let browser: BrowserContext
 let close: () => Promise<void>
@@ -197,6 +202,39 @@ describe('approval page in a real browser', () => {
     await card(page, 'csrf target').locator('[data-action="deny"]').click()
     expect((await call).isError).toBe(true)
   })
+
+  it('after a restart, an ask the earlier run left open shows as stale and cannot be answered', async () => {
+    const dir = await tempDir('approval-web-restart-')
+    const log = join(dir, 'session.jsonl')
+    const child = spawn(process.execPath, [fixture, log, join(dir, 'grants.json')], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (chunk) => { out += chunk })
+    child.stderr.on('data', (chunk) => { out += chunk })
+    const gone = new Promise((resolve) => child.on('exit', resolve))
+    await eventually(() => expect(out).toMatch(/ASKED \S+/), { timeoutMs: 15_000 })
+    const requestId = /ASKED (\S+)/.exec(out)![1]
+    child.kill('SIGKILL')
+    await gone
+    const web = await bootWeb({ log })
+    const page = await open(web)
+    const stale = page.locator(`#stale li[data-request-id="${requestId}"]`)
+    await stale.waitFor()
+    await expect(stale.textContent()).resolves.toMatch(/stale.*write.*left behind.*never ran/)
+    expect(await page.locator('#pending .card').count()).toBe(0)
+    // Not answerable, even by a request crafted with the right id and hash.
+    const [entry] = web.ctx.approval.stale()
+    const response = await page.evaluate(async ({ requestId, argumentsHash }) => {
+      const token = new URLSearchParams((globalThis as any).location.search).get('token')!
+      const response = await fetch('/api/answer', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-approval-token': token },
+        body: JSON.stringify({ requestId, argumentsHash, decision: 'allow' }),
+      })
+      return { status: response.status, error: (await response.json()).error }
+    }, { requestId, argumentsHash: entry.argumentsHash })
+    expect(response).toEqual({ status: 410, error: expect.stringMatching(/earlier run.*stale/) })
+    expect(await web.ctx.approval.grants.list()).toEqual([])
+  }, 40_000)
 
   it('latency: from ask to the page showing it', async () => {
     const web = await bootWeb()
