@@ -46,7 +46,7 @@ async function boot(contender: Contender): Promise<Booted> {
   const ctx = await withTools('bench-tools', (ctx) => {
     ctx.tools.register({ name: 'get', description: 'reads', parameters: z.object({ key: z.string() }), isConcurrencySafe: () => true, execute: ({ key }) => `value of ${key}` })
   })
-  const fibers = []
+  const fibers: { dispose(): unknown }[] = []
   if (contender.store === 'memory') {
     fibers.push(await ctx.plugin(Session))
   } else {
