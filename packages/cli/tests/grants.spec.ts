@@ -7,6 +7,8 @@ import { dshkit } from './run-cli.js'
 
 afterEach(cleanup)
 
+// Several real `dshkit` runs per test, each loading the whole CLI: slow on a loaded machine.
+
 async function project() {
   const root = await tempDir('dshkit-grants-')
   const file = join(root, '.dshkit', 'grants.json')
@@ -32,7 +34,7 @@ describe('dshkit grants', () => {
     run = await dshkit(['grants', 'revoke', rule.id, '--root', root])
     expect(run.code).toBe(1)
     expect(run.stderr).toBe(`dshkit: no grant ${rule.id} in ${file}; list them with \`dshkit grants --root ${root}\`\n`)
-  })
+  }, 60_000)
 
   test('no file yet: none; a corrupt file: one line naming it, exit 1, file untouched; control characters shown escaped', async () => {
     const { root, file } = await project()
@@ -49,14 +51,14 @@ describe('dshkit grants', () => {
     run = await dshkit(['grants', '--root', root])
     expect(run.stdout).toContain('evil\\x1b[2J\\x0aline')
     expect(run.stdout).not.toContain('\x1b')
-  })
+  }, 60_000)
 
   test('usage mistakes exit 2', async () => {
     const { root, file } = await project()
     expect((await dshkit(['grants', '--root', root, '--file', file])).stderr).toContain('grants takes --file or --root, not both')
     const run = await dshkit(['grants', 'remove', 'g_1'])
     expect([run.code, run.stderr.split('\n')[0]]).toEqual([2, 'dshkit: grants takes no argument (list) or `revoke ID`'])
-  })
+  }, 30_000)
 })
 
 describe('dshkit log shows approvals', () => {
