@@ -17,6 +17,8 @@ export const Config = strictConfig({
     allowedOrigins: z.array(z.string().url('each allowedOrigins entry must be an origin URL like "http://localhost:5173"')).default([]),
     /** Listen on a non-loopback host and accept non-loopback peers (the token is still required). */
     allowRemote: z.boolean().default(false),
+    /** A session with no request open (no call, no GET stream) for this long is closed: its client left without DELETE. */
+    idleSessionMs: z.number().int('http.idleSessionMs must be a whole number of ms').positive('http.idleSessionMs must be more than 0').default(30 * 60_000),
   }).prefault({}),
 }).prefault({})
 export type Config = z.infer<typeof Config>

@@ -23,6 +23,14 @@ export interface HttpEndpoint {
   close(): Promise<void>
 }
 
+interface Session {
+  transport: StreamableHTTPServerTransport
+  connection: McpConnection
+  /** Requests (a call's POST, the GET stream) still open: while any is, the client is there. */
+  open: number
+  idle?: NodeJS.Timeout
+}
+
 const MAX_BODY_BYTES = 4 * 1024 * 1024
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
 const isLoopbackAddress = (address = '') => address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.')
@@ -34,7 +42,7 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
   const token = options.token ?? http.token ?? randomBytes(32).toString('base64url')
   if (token.length < 32) throw new Error('mcp-server: the HTTP token must be at least 32 characters (or leave it out for a random one)')
   const expected = Buffer.from(`Bearer ${token}`)
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; connection: McpConnection }>()
+  const sessions = new Map<string, Session>()
   let port = 0
 
   const refuse = (res: ServerResponse, status: number, message: string) => {
@@ -78,17 +86,24 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => void sessions.set(id, created),
       })
-      const created = { transport, connection }
+      const created: Session = { transport, connection, open: 0 }
       // Notifications of this session travel on its GET stream; until the client opens it they wait.
       connection.holdNotifications()
-      connection.closed.then(() => transport.sessionId && sessions.delete(transport.sessionId))
+      connection.closed.then(() => {
+        clearTimeout(created.idle)
+        if (transport.sessionId) sessions.delete(transport.sessionId)
+      })
       await connection.connect(transport)
       session = created
     }
     // A client that hangs up on a POST (closes its stream) cancels the calls that POST carried.
+    const current = session
+    current.open++
+    clearTimeout(current.idle)
     res.once('close', () => {
-      if (res.writableFinished) return
-      for (const id of requestIds(body)) session!.connection.abortRequest(id, 'the MCP client disconnected')
+      if (!res.writableFinished) for (const id of requestIds(body)) current.connection.abortRequest(id, 'the MCP client disconnected')
+      // A session with nothing open for idleSessionMs is a client that left without DELETE.
+      if (--current.open === 0) current.idle = setTimeout(() => void current.connection.close(), http.idleSessionMs).unref()
     })
     for (const message of Array.isArray(body) ? body : [body]) {
       const raw = protoKeyedArguments(message)
@@ -116,6 +131,7 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
     token,
     port,
     async close() {
+      for (const { idle } of sessions.values()) clearTimeout(idle)
       await Promise.all([...sessions.values()].map(({ connection }) => connection.close()))
       sessions.clear()
       server.closeAllConnections()

@@ -10,12 +10,12 @@ const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { prot
 const accept = 'application/json, text/event-stream'
 
 /** A raw HTTP POST (fetch would not let a test set Host), answering status and body. */
-function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept, ...headers } }, (res) => {
       let text = ''
       res.on('data', (chunk) => (text += chunk))
-      res.on('end', () => resolve({ status: res.statusCode!, body: text }))
+      res.on('end', () => resolve({ status: res.statusCode!, body: text, headers: res.headers }))
     })
     req.on('error', reject)
     req.end(body)
@@ -140,4 +140,18 @@ test('a client ending its HTTP session (DELETE) aborts its calls in flight', asy
   // The session is gone, so the call's answer never comes; closing the client settles it.
   await client.close()
   expect(await call).toBeInstanceOf(Error)
+})
+
+test('a session with nothing open for http.idleSessionMs is closed (its client left without DELETE); a live one is kept', async () => {
+  const { ctx, endpoint } = await serveHttp({ http: { idleSessionMs: 300 } })
+  const auth = { authorization: `Bearer ${endpoint.token}` }
+  const init = await post(endpoint.url, JSON.stringify(initialize), auth)
+  const session = String(init.headers['mcp-session-id'])
+  const { client } = await httpClient(endpoint)
+  expect(ctx.mcpServer.size).toBe(2)
+  await eventually(() => expect(ctx.mcpServer.size).toBe(1))
+  const gone = await post(endpoint.url, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), { ...auth, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' })
+  expect(gone.status).toBe(404)
+  await new Promise((resolve) => setTimeout(resolve, 600))
+  expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'still connected' } }))).toBe('still connected')
 })
