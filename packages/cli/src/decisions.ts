@@ -32,22 +32,36 @@ export function traceOf(meta: Record<string, JsonValue> | undefined): LoggedTrac
 /** Decisions that say something (a `pass`, a wrapper that called `next()`, a body that ran are not decisions). */
 export const DECISIVE = new Set(['allow', 'deny', 'ask', 'rewrite', 'replaced', 'replace', 'block', 'error'])
 
-/** Which rule decided, in words: the matched rule and the file it came from, as the plugin put them in `detail`. */
+/**
+ * Which rule decided, in words, from the trace `detail` the plugin attached: permission-policy's
+ * `{ rule: { number, label, … } | unjudged | default, file? }`, or a plugin's own `rule`/`hook`/`matcher`.
+ */
 export function ruleOf(detail: Record<string, JsonValue> | undefined): string | undefined {
   if (!detail) return undefined
   const file = typeof detail.file === 'string' ? detail.file : undefined
-  const which = detail.rule ?? detail.hook ?? detail.matcher ?? detail.command
   let label: string | undefined
-  if (typeof which === 'string') label = which
-  else if (typeof which === 'number') label = `rule #${which}`
-  else if (which && typeof which === 'object' && !Array.isArray(which) && typeof which.index === 'number') label = `rule #${which.index}`
-  else if (which !== undefined) label = compact(which)
+  if (typeof detail.default === 'string') label = `default (${detail.default})`
   else {
-    const rest = Object.fromEntries(Object.entries(detail).filter(([key]) => key !== 'file'))
-    if (Object.keys(rest).length) label = compact(rest)
+    const which = detail.rule ?? detail.unjudged ?? detail.hook ?? detail.matcher ?? detail.command
+    if (typeof which === 'string') label = which
+    else if (typeof which === 'number') label = `rule #${which}`
+    else if (which && typeof which === 'object' && !Array.isArray(which)) label = ruleLabel(which)
+    else if (which !== undefined) label = compact(which)
+    else {
+      const rest = Object.fromEntries(Object.entries(detail).filter(([key]) => key !== 'file'))
+      if (Object.keys(rest).length) label = compact(rest)
+    }
+    if (label && detail.unjudged !== undefined) label = `could not judge against ${label}`
   }
-  if (label && file) return `${label} (${file})`
-  return label ?? (file ? `(${file})` : undefined)
+  if (label && file) return `${label} in ${file}`
+  return label ?? (file ? `in ${file}` : undefined)
+}
+
+function ruleLabel(rule: { [key: string]: JsonValue }): string {
+  if (typeof rule.label === 'string') return rule.label
+  if (typeof rule.number === 'number') return `rule #${rule.number}`
+  if (typeof rule.index === 'number') return `rule #${rule.index + 1}`
+  return compact(rule)
 }
 
 function compact(value: JsonValue): string {

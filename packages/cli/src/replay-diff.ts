@@ -122,12 +122,13 @@ export function compare(recorded: RecordedCall, judgement: Judgement): ReplayedC
 
 /** `allowed`, `asked (approved)`, `denied by fs-sandbox`, `refused (UNKNOWN_TOOL)`. */
 export function describeVerdict(verdict: Verdict | RecordedVerdict, then: boolean): string {
-  const rule = verdict.rule ? ` [${verdict.rule}]` : ''
+  // Most plugins already name the rule in their reason: shown once.
+  const rule = verdict.rule && !(verdict.reason ?? '').includes(verdict.rule.split(' in ')[0]) ? ` [${verdict.rule}]` : ''
   switch (verdict.kind) {
     case 'allow': return 'allowed'
     case 'ask': {
       const outcome = 'ran' in verdict ? verdict.ran ? ' (approved)' : ' (not approved)' : ''
-      return `asked${verdict.source ? ` by ${verdict.source}` : ''}${outcome}${rule}`
+      return `asked${verdict.source ? ` by ${verdict.source}` : ''}${outcome}${rule}${!then && verdict.reason ? `: ${verdict.reason}` : ''}`
     }
     case 'deny': return `denied by ${verdict.source ?? 'unknown'}${rule}${!then && verdict.reason ? `: ${verdict.reason}` : ''}`
     case 'refused': return `refused by the registry (${verdict.code})${!then && verdict.reason ? `: ${verdict.reason}` : ''}`

@@ -57,10 +57,10 @@ describe('computeStats', () => {
     const { tools, deciders, traced } = computeStats(events as any[])
     expect(traced).toBe(true)
     expect(deciders).toEqual([
-      { plugin: 'permission-policy', rule: 'rule #1 (cordis.yml)', allow: 2, deny: 0, ask: 0, other: 0 },
+      { plugin: 'permission-policy', rule: 'rule #1 in cordis.yml', allow: 2, deny: 0, ask: 0, other: 0 },
       { plugin: 'approval', allow: 1, deny: 0, ask: 0, other: 0 },
-      { plugin: 'permission-policy', rule: 'rule #2 (cordis.yml)', allow: 0, deny: 1, ask: 0, other: 0 },
-      { plugin: 'permission-policy', rule: 'rule #3 (cordis.yml)', allow: 0, deny: 0, ask: 1, other: 0 },
+      { plugin: 'permission-policy', rule: 'rule #2 in cordis.yml', allow: 0, deny: 1, ask: 0, other: 0 },
+      { plugin: 'permission-policy', rule: 'rule #3 in cordis.yml', allow: 0, deny: 0, ask: 1, other: 0 },
     ])
     expect(tools.find((t) => t.tool === 'fs_write')).toMatchObject({ asked: 1, allowed: 1, denied: 1 })
   })
@@ -116,7 +116,7 @@ describe('dshkit stats', () => {
     expect(stdout).not.toContain('\x1b')
   })
 
-  it('bad input: a missing file, a directory, a corrupt line are one line each, exit 1, no stack', async () => {
+  it('bad input: a missing file, a directory, a corrupt line are one line each, exit 1, no stack', { timeout: 60_000 }, async () => {
     const dir = await tempDir('dshkit-stats-bad-')
     const missing = await dshkit(['stats', join(dir, 'nope.jsonl')])
     expect([missing.code, missing.stderr.trim()]).toEqual([1, `dshkit: ${join(dir, 'nope.jsonl')}: cannot read session log: no such file`])
