@@ -64,15 +64,17 @@ export interface Current { path: string; before: string; bytes?: Uint8Array; rea
 
 /** The file as it is now: its real path, content hash and bytes; `absent` when missing, `unknown` (with why) when unreadable. */
 export async function currentContent(fs: FsService, path: string): Promise<Current> {
-  let real = fs.resolve(path)
+  let real: string | undefined
   try {
     real = (await fs.stat(path)).path
     const bytes = await whilePinned(real, () => fs.readBytes(path))
     return { path: real, before: sha256(bytes), bytes }
   } catch (error) {
     if (!(error instanceof FsError)) throw error
-    // A file that does not exist yet: the real path of its deepest existing directory plus the rest as written.
-    if (error.code === 'FS_NOT_FOUND') return { path: await resolveRealPath(fs.resolve(path)), before: 'absent', error }
+    // Where the write would land: for a file that does not exist yet, the real path of its deepest existing
+    // directory plus the rest as written (so a containment check, not the pin, judges a path leading outside).
+    real ??= await resolveRealPath(fs.resolve(path)).catch(() => fs.resolve(path))
+    if (error.code === 'FS_NOT_FOUND') return { path: real, before: 'absent', error }
     return { path: real, before: 'unknown', reason: `${error.code}: ${error.message}`, error }
   }
 }
