@@ -4,6 +4,7 @@ import { dirname } from 'node:path'
 import { cleanup, deferred, eventually, plug } from '@dshkit/testing'
 import { afterEach, describe, expect, test } from 'vitest'
 import UserApproval, { argumentsHash, canonicalJson, GrantStore, readGrantsFile, type Grant } from '../src/index.js'
+import type { JsonValue, ToolExecution } from '@dshkit/tools'
 import { pipeline } from './pipeline.js'
 import { terminal } from './helpers.js'
 
@@ -272,11 +273,11 @@ describe('hostile arguments', () => {
 
   test('arguments nested 100,000 deep are hashed and bound like any others (no stack overflow)', async () => {
     const p = await pipeline()
-    let deep: unknown = 'bottom'
+    let deep: JsonValue = 'bottom'
     for (let i = 0; i < 100_000; i++) deep = { a: deep }
     let seen = ''
     p.answer((ask) => (seen = ask.argumentsHash, { kind: 'allow', grant: 'exact' }))
-    const exec = { callId: 'd', name: 'custom', arguments: deep, input: deep, token: Symbol('t'), signal: new AbortController().signal }
+    const exec: ToolExecution = { callId: 'd', name: 'custom', arguments: deep, input: deep, token: Symbol('t'), signal: new AbortController().signal }
     expect(await p.ctx.approval.request({ exec, source: 'test' })).toEqual({ kind: 'allow' })
     expect(seen).toBe(argumentsHash(deep))
     const [grant] = await p.ctx.approval.grants.list()
