@@ -89,6 +89,19 @@ describe('dshkit replay', () => {
     expect((await stat(session.log)).mtimeMs).toBe(mtime)
   })
 
+  it('names and callIds from the log cannot repaint the terminal; an unknown tool is refused by the registry', async () => {
+    const hostile = join(session.dir, 'hostile.jsonl')
+    const t = '2026-12-01T09:00:00.000Z'
+    await writeFile(hostile, [
+      { type: 'tool/call', callId: 'ctl\x1b[2J', name: 'fs_read\u202e', arguments: { path: 'README.md' }, time: t },
+      { type: 'tool/result', callId: 'ctl\x1b[2J', isError: false, content: [], time: t },
+    ].map((e) => JSON.stringify(e)).join('\n') + '\n')
+    const { code, stdout } = await dshkit(['replay', hostile, '--config', join(session.dir, 'cordis.yml'), '--root', session.root])
+    expect(code).toBe(3)
+    expect(stdout).toContain('✗ fs_read\\u202e [ctl\\x1b[2J] allowed → refused by the registry (UNKNOWN_TOOL)')
+    expect(stdout).not.toMatch(/[\x1b\u202e]/)
+  })
+
   it('no --config is a usage error (2) saying what it needs', async () => {
     const noConfig = await dshkit(['replay', session.log])
     expect(noConfig.code).toBe(2)
