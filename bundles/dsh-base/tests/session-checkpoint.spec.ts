@@ -28,6 +28,7 @@ const direct = () => ctx.tools.execute({ callId: 'direct', name: 'fs_read', argu
 
 test('session-checkpoint-policy is on by default and takes its config (unrecorded: refuse refuses an unrecorded call)', async () => {
   await plugBase({ log: join(dir, 'session.jsonl'), 'session-checkpoint-policy': { unrecorded: 'refuse' } })
+  expect(ctx.registry.has((await import('@dshkit/session-checkpoint-policy')).default as any)).toBe(true)
   expect(await direct()).toMatchObject({ isError: true, error: { code: 'PIPELINE_ERROR', source: 'session-checkpoint-policy' } })
   // Through the loop the tool/call is recorded first, so the call runs, and the log has it before its result.
   const { results } = await ctx.loop.executeToolCalls([{ callId: 'looped', name: 'fs_read', arguments: { path: 'notes.md' } }])
