@@ -7,6 +7,9 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import McpServerPlugin from '@dshkit/mcp-server'
 import { Context } from 'cordis'
 import { z } from 'zod'
 import DshBase from '@dshkit/dsh-base'
@@ -51,11 +54,26 @@ log('measuring the pipeline in-process')
 const ctx = new Context()
 await ctx.plugin(DshBase, { 'fs-sandbox': { roots: [root] } })
 await ctx.plugin({ name: 'bench-echo', inject: ['tools'], apply: (ctx: Context) => void ctx.tools.register({ name: 'echo', description: 'Echoes text.', parameters: z.object({ text: z.string() }), execute: ({ text }) => text }) })
-while (!ctx.get('loop') || !ctx.tools.get('echo')) await new Promise((resolve) => setTimeout(resolve, 10))
+await ctx.plugin(McpServerPlugin, {})
+while (!ctx.get('loop') || !ctx.tools.get('echo') || !ctx.get('mcpServer')) await new Promise((resolve) => setTimeout(resolve, 10))
+/** An SDK client linked in memory to a server: MCP without the pipe, so only the layers themselves count. */
+async function inMemory(serve: (transport: InMemoryTransport) => Promise<unknown>) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  await serve(serverSide)
+  const client = new Client({ name: 'bench', version: '1.0.0' })
+  await client.connect(clientSide)
+  return client
+}
+const bareServer = new McpServer({ name: 'bare', version: '1.0.0' })
+bareServer.registerTool('echo', { description: 'Echoes text.', inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }))
+const bareInMemory = await inMemory((transport) => bareServer.connect(transport))
+const dshkitInMemory = await inMemory((transport) => ctx.mcpServer.connect(transport))
 let n = 0
 const inProcess = await compare({
   execute: () => ctx.tools.execute({ callId: `e${n++}`, name: 'echo', arguments: { text: 'hello' } }),
   loop: () => ctx.loop.executeToolCalls([{ callId: `l${n++}`, name: 'echo', arguments: { text: 'hello' } }]),
+  bare: call(bareInMemory),
+  dshkit: call(dshkitInMemory),
 }, { rounds: 15, batch: 200, warmup: 300 })
 await rm(root, { recursive: true, force: true })
 
@@ -73,6 +91,12 @@ The same \`echo\` call in-process on the same composition, without MCP: \`ctx.to
 \`ctx.loop.executeToolCalls\` of one call (pipeline + session log: what the server runs per call). What is left of
 dshkit − bare after the loop is the MCP layer's own cost (the SDK \`Server\`, callId, signals, result mapping).
 
-${table(['pipeline (execute)', 'pipeline + session (loop)', 'dshkit − bare', 'MCP layer ≈ (dshkit − bare) − loop'], [[inProcess.execute, inProcess.loop, us.dshkit - us.bare, us.dshkit - us.bare - inProcess.loop]])}`
+${table(['pipeline (execute)', 'pipeline + session (loop)', 'dshkit − bare (stdio)', 'MCP layer ≈ (dshkit − bare) − loop'], [[inProcess.execute, inProcess.loop, us.dshkit - us.bare, us.dshkit - us.bare - inProcess.loop]])}
+
+The MCP layers alone, in this process over the SDK's \`InMemoryTransport\` (no pipe): the bare \`McpServer\` call,
+dshkit's (\`ctx.mcpServer.connect\`), and dshkit's minus the loop call it makes — this package's own cost next to
+the SDK's own.
+
+${table(['bare McpServer (in memory)', 'dshkit (in memory)', 'dshkit − loop', '(dshkit − loop) / bare'], [[inProcess.bare, inProcess.dshkit, inProcess.dshkit - inProcess.loop, (inProcess.dshkit - inProcess.loop) / inProcess.bare]])}`
 // dsh-base's plugins keep the process alive; exit once the section is written out.
 process.stdout.write(section + '\n', () => process.exit(0))
