@@ -68,7 +68,7 @@ export function argumentsText(args: unknown): string {
   let text: string
   try {
     text = JSON.stringify(args) ?? String(args)
-    if (text.length <= PRETTY_MAX_CHARS && depthOf(args) <= PRETTY_MAX_DEPTH) text = JSON.stringify(args, null, 2)
+    if (text.length <= PRETTY_MAX_CHARS && depthOf(args) <= PRETTY_MAX_DEPTH) text = JSON.stringify(args, null, 2) ?? text
   } catch (error) {
     text = `(arguments cannot be shown as JSON: ${(error as Error).message})`
   }

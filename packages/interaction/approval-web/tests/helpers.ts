@@ -47,10 +47,11 @@ export interface WebOptions {
 export async function bootWeb({ approval = {}, web = {}, log }: WebOptions = {}) {
   const dir = log ? dirname(log) : await tempDir('approval-web-')
   const ran: unknown[] = []
-  const tools = ['echo', 'write'].map((name) => ({
+  const tools = ['echo', 'write', 'raw'].map((name) => ({
     name,
     description: name,
-    parameters: z.object({ text: z.string(), path: z.string().optional() }),
+    // `raw` takes any JSON, so hostile shapes reach the page unchanged.
+    parameters: name === 'raw' ? z.any() : z.object({ text: z.string(), path: z.string().optional() }),
     execute: (args: unknown) => (ran.push(args), `ran ${name}`),
   }))
   const asker = {

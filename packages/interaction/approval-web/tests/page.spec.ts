@@ -230,7 +230,7 @@ describe('approval page in a real browser', () => {
         headers: { 'content-type': 'application/json', 'x-approval-token': token },
         body: JSON.stringify({ requestId, argumentsHash, decision: 'allow' }),
       })
-      return { status: response.status, error: (await response.json()).error }
+      return { status: response.status, error: ((await response.json()) as any).error }
     }, { requestId, argumentsHash: entry.argumentsHash })
     expect(response).toEqual({ status: 410, error: expect.stringMatching(/earlier run.*stale/) })
     expect(await web.ctx.approval.grants.list()).toEqual([])
