@@ -173,7 +173,8 @@ export async function preExecute(state: PipelineState, exec: ToolExecution, trac
   if (hooks) {
     try {
       const report = reportTo(state, 'tools/pre-execute')
-      decision = await runWaterfall(hooks, [exec], allow, claimPre, trace ? { report, trace: { trace, phase: 'pre-execute', group: trace.group(), read: readPre } } : { report })
+      // One options shape whether tracing or not, so runWaterfall stays monomorphic.
+      decision = await runWaterfall(hooks, [exec], allow, claimPre, { report, trace: trace && { trace, phase: 'pre-execute', group: trace.group(), read: readPre } })
     } catch (error) {
       return pipelineError(error, 'tools/pre-execute', 'listener')
     }
@@ -310,8 +311,8 @@ async function dispatch(state: PipelineState, exec: ToolExecution, entry: Regist
     ? runBody(exec, (inner[0] as ToolExecution).signal, entry, args, trace, group, hooks.length)
     : runBody(exec, (inner[0] as ToolExecution).signal, entry, args)
   try {
-    const options = { report: reportTo(state, 'tools/execute'), reentrant: true, rebind: passSignal }
-    return await runWaterfall(hooks, [exec], body, claimWrapped, trace ? { ...options, trace: { trace, phase: 'execute', group, read: readWrapper } } : options)
+    const traced = trace && { trace, phase: 'execute' as const, group, read: readWrapper }
+    return await runWaterfall(hooks, [exec], body, claimWrapped, { report: reportTo(state, 'tools/execute'), reentrant: true, rebind: passSignal, trace: traced })
   } catch (error) {
     // Quiescence: a wrapper that threw does not get to abandon a running body.
     await running
@@ -419,7 +420,7 @@ async function postExecute(state: PipelineState, exec: ToolExecution, result: To
   const start = deepFreeze(result)
   try {
     const report = reportTo(state, 'tools/post-execute')
-    return await runWaterfall(hooks, [exec, start], async () => start, claimPost, trace ? { report, trace: { trace, phase: 'post-execute', group: trace.group(), read: readPost } } : { report })
+    return await runWaterfall(hooks, [exec, start], async () => start, claimPost, { report, trace: trace && { trace, phase: 'post-execute', group: trace.group(), read: readPost } })
   } catch (error) {
     return pipelineError(error, 'tools/post-execute', 'listener')
   }

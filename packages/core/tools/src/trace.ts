@@ -86,24 +86,40 @@ export class Trace {
     if (fields) setFields(entry, fields)
   }
 
-  /** The JSON entries, frozen (a detail is frozen already): each turn's own time is its span minus the spans of the turns that ran inside it. */
+  /**
+   * The JSON entries, frozen (a detail is frozen already). A turn's own time is its span minus the spans of the
+   * turns directly inside it: the next depth of the same waterfall run (the body counts inside the innermost
+   * wrapper). A run's turns are contiguous and nest by depth, so one pass with the latest turn per depth finds each parent.
+   */
   entries(): TraceEntry[] {
     const { list, times: t } = this
-    for (let i = 0; i < list.length; i++) {
-      const start = t[i * 4], end = t[i * 4 + 1], group = t[i * 4 + 2], depth = t[i * 4 + 3]
-      let inner = 0
-      if (group !== 0) {
-        for (let j = i + 1; j < list.length && t[j * 4] <= end; j++) {
-          if (t[j * 4 + 2] === group && t[j * 4 + 3] === depth + 1) inner += t[j * 4 + 1] - t[j * 4]
-        }
+    const n = list.length
+    let group = -1
+    for (let i = 0; i < n; i++) {
+      const g = t[i * 4 + 2], depth = t[i * 4 + 3]
+      const span = t[i * 4 + 1] - t[i * 4]
+      own[i] = span
+      if (g === 0) continue
+      if (g !== group) {
+        group = g
+        parents.length = 0
       }
-      list[i].ms = round(Math.max(0, end - start - inner))
+      parents[depth] = i
+      const parent = depth > 0 ? parents[depth - 1] : undefined
+      if (parent !== undefined) own[parent] -= span
+    }
+    for (let i = 0; i < n; i++) {
+      list[i].ms = round(own[i] > 0 ? own[i] : 0)
       // Frozen here, flat: the result's deep freeze then skips them (its key walk was a tenth of a traced call).
       Object.freeze(list[i])
     }
     return Object.freeze(list) as TraceEntry[]
   }
 }
+
+// Scratch space for entries(), which runs synchronously to the end: no call sees another's.
+const own: number[] = []
+const parents: number[] = []
 
 /** Sets the optional fields that have a value (a JSON entry has no `undefined` fields). */
 export function setFields(entry: TraceEntry, fields: TraceFields): void {
