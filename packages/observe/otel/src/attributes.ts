@@ -26,7 +26,10 @@ export const DSHKIT = {
 
 export const OPERATION = 'execute_tool'
 
-export const spanName = (tool: string) => `${OPERATION} ${tool}`
+/** Registered names are at most 64 characters; an unknown tool's name is whatever the model sent, so it is bounded. */
+const MAX_NAME = 128
+
+export const spanName = (tool: string) => `${OPERATION} ${bounded(tool, MAX_NAME)}`
 
 /** A value as one bounded string: strings as they are, anything else as JSON. */
 export function bounded(value: unknown, max: number): string {
@@ -47,8 +50,8 @@ export function bounded(value: unknown, max: number): string {
 export function startAttributes(exec: ToolExecution, description: string | undefined, captureArguments: boolean, max: number): Attributes {
   const attributes: Attributes = {
     [GEN_AI.operation]: OPERATION,
-    [GEN_AI.toolName]: exec.name,
-    [GEN_AI.callId]: exec.callId,
+    [GEN_AI.toolName]: bounded(exec.name, MAX_NAME),
+    [GEN_AI.callId]: bounded(exec.callId, max),
     [GEN_AI.toolType]: 'function',
   }
   if (description) attributes[GEN_AI.description] = bounded(description, max)

@@ -195,6 +195,16 @@ describe('hostile and careless input', () => {
     expect(String(span.attributes['gen_ai.tool.call.arguments']).length).toBeLessThan(140)
   })
 
+  test("a 100,000-character unknown tool name and call id are bounded in the span's name and attributes", async () => {
+    const { call } = await boot({ tools: [greet], plugins: [Otel] })
+    await call('x'.repeat(100_000), {}, { callId: 'c'.repeat(100_000) })
+    const [span] = otel.toolSpans()
+    expect(span.name.length).toBeLessThan(200)
+    expect(String(span.attributes['gen_ai.tool.name']).length).toBeLessThan(200)
+    expect(String(span.attributes['gen_ai.tool.call.id']).length).toBeLessThan(16_500)
+    expect(span.attributes['error.type']).toBe('UNKNOWN_TOOL')
+  })
+
   test('a typo in the config is refused with the key it meant', async () => {
     const { plug } = await boot({ tools: [greet] })
     await expect(plug(Otel, { captureResult: true })).rejects.toThrow(/did you mean "captureResults"/)
