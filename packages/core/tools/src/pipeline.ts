@@ -343,7 +343,8 @@ function readWrapper(entry: TraceEntry, _value: unknown, claimed: ToolExecutionR
 
 function closeBody(trace: Trace, turn: number, result: ToolExecutionResult) {
   if (result.isError) trace.close(turn, 'failed', { code: result.error.code, reason: result.error.message })
-  else trace.close(turn, 'ok', { contexts: result.additionalContexts?.length })
+  else if (result.additionalContexts) trace.close(turn, 'ok', { contexts: result.additionalContexts.length })
+  else trace.close(turn, 'ok')
 }
 
 /**
