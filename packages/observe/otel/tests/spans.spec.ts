@@ -100,6 +100,25 @@ describe('one execute_tool span per call', () => {
     // Ordering, not speed: the span cannot have ended before the 30 ms deadline passed.
     expect(ns(span.endTime) - ns(span.startTime)).toBeGreaterThanOrEqual(25_000_000n)
   })
+  test('arguments a hook rewrote: still one span, naming the rewriter; effective arguments only when opted in', async () => {
+    const { call, plug } = await boot({ tools: [greet], plugins: [[Otel, { captureArguments: true }]] })
+    await plug({
+      name: 'rewriter',
+      apply: (ctx) => ctx.on('tools/pre-execute', async (exec, next) => {
+        if ((exec.arguments as { who: string }).who === 'ADA') return { kind: 'allow', updatedArguments: { who: 'ada' } }
+        return next()
+      }),
+    })
+    await call('greet', { who: 'ADA' })
+    const spans = otel.toolSpans()
+    expect(spans).toHaveLength(1)
+    expect(spans[0].attributes).toMatchObject({
+      'gen_ai.tool.call.arguments': '{"who":"ADA"}',
+      'dshkit.tool.call.effective_arguments': '{"who":"ada"}',
+      'dshkit.tool.call.rewritten_by': ['rewriter'],
+    })
+  })
+
   test('a dry run (ctx.tools.explain) makes no span: nothing ran', async () => {
     const { ctx, call } = await boot({ tools: [greet], plugins: [Otel] })
     await ctx.tools.explain({ callId: 'dry', name: 'greet', arguments: { who: 'ada' } })
