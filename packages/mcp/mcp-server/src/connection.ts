@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from 'cordis'
-import type { ToolExecutionResult } from '@dshkit/tools'
+import type { ToolExecutionResult, ToolRuntime } from '@dshkit/tools'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js'
@@ -9,8 +9,13 @@ import { elicitationResponder, type CallOrigin } from './elicit.js'
 import { toCallToolResult } from './result.js'
 import { listTools } from './tool-list.js'
 
-interface Loop {
+export interface Loop {
   executeToolCalls(calls: { callId: string; name: string; arguments: unknown }[], options: { signal: AbortSignal }): Promise<{ results: ToolExecutionResult[] }>
+}
+/** What a call needs, held by the service so the hot path does not look services up through cordis each time. */
+export interface Services {
+  loop(): Loop | undefined
+  execute: ToolRuntime['execute']
 }
 interface Approval {
   respond?(responder: (request: any, signal: AbortSignal) => unknown): () => void
@@ -31,7 +36,7 @@ export class McpConnection {
   /** Resolves once the transport closed (client gone, or `close()`); every call in flight was aborted. */
   readonly closed = new Promise<void>((resolve) => (this.closedResolve = resolve))
 
-  constructor(private readonly ctx: Context, config: Config, readonly label: string) {
+  constructor(private readonly ctx: Context, config: Config, readonly label: string, private readonly services: Services) {
     const server = this.server = new Server({ name: config.name, version: '0.1.0' }, {
       capabilities: { tools: { listChanged: true } },
       instructions: 'Tools served by dshkit: every call runs through its permission rules, sandbox, hooks, approval, timeouts and session log.',
@@ -74,9 +79,9 @@ export class McpConnection {
 
   /** Through the agent loop when there is one (the call is in the session log before it runs), else the registry. */
   private async execute(callId: string, name: string, args: unknown, signal: AbortSignal): Promise<ToolExecutionResult> {
-    const loop = this.ctx.get('loop') as Loop | undefined
+    const loop = this.services.loop()
     if (loop) return (await loop.executeToolCalls([{ callId, name, arguments: args }], { signal })).results[0]
-    return this.ctx.tools.execute({ callId, name, arguments: args, signal })
+    return this.services.execute({ callId, name, arguments: args, signal })
   }
 
   /** The transport saw this call's arguments carry a `__proto__` key: the call gets them as sent, and the registry refuses them. */

@@ -1,7 +1,7 @@
 import { Context, Service } from 'cordis'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { Config } from './config.js'
-import { McpConnection } from './connection.js'
+import { McpConnection, type Loop, type Services } from './connection.js'
 import { listenHttp, type HttpEndpoint, type ListenOptions } from './http.js'
 import { StdioTransport, type StdioOptions } from './stdio.js'
 import { registryFingerprint, sameRegistry } from './tool-list.js'
@@ -17,10 +17,16 @@ export class McpServerService extends Service {
   private readonly connections = new Set<McpConnection>()
   private readonly endpoints = new Set<HttpEndpoint>()
   private seen: unknown[]
+  private readonly services: Services
 
   constructor(ctx: Context, private readonly config: Config) {
     super(ctx, 'mcpServer')
     this.seen = registryFingerprint(ctx.tools)
+    // `tools` is injected (this plugin restarts with it); `loop` is optional, so it is looked up once and
+    // looked up again whenever some service comes or goes.
+    let loop: Loop | undefined | null = null
+    ctx.on('internal/service', () => void (loop = null))
+    this.services = { execute: ctx.tools.execute, loop: () => loop === null ? (loop = ctx.get('loop') as Loop | undefined) : loop }
     const check = () => this.checkRegistry()
     // Plugins coming and going is when tools are (un)registered; the poll catches registrations made later by a live plugin.
     ctx.on('internal/status', () => void setImmediate(check))
@@ -66,7 +72,7 @@ export class McpServerService extends Service {
   }
 
   private open(label: string): McpConnection {
-    const connection = new McpConnection(this.ctx, this.config, label)
+    const connection = new McpConnection(this.ctx, this.config, label, this.services)
     this.connections.add(connection)
     connection.closed.then(() => this.connections.delete(connection))
     return connection
