@@ -27,7 +27,7 @@ interface Socket {
   readonly readyState: number
   readonly OPEN: number
   send(data: string): void
-  close(code?: number, reason?: string): void
+  terminate(): void
   on(event: 'close' | 'error' | 'message', listener: () => void): unknown
 }
 
@@ -67,7 +67,7 @@ export class ApprovalWeb extends Service {
       const route = server.ws(/^\/ws(?:\?.*)?$/, (req, accept) => this.connect(req, accept))
       return () => {
         route.dispose()
-        for (const socket of this.sockets) socket.close(1001, 'approval page stopped')
+        for (const socket of this.sockets) socket.terminate()
       }
     }, 'approval-web: websocket')
     ctx.effect(() => {
