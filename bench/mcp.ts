@@ -71,7 +71,8 @@ const dshkitInMemory = await inMemory((transport) => ctx.mcpServer.connect(trans
 let n = 0
 const inProcess = await compare({
   execute: () => ctx.tools.execute({ callId: `e${n++}`, name: 'echo', arguments: { text: 'hello' } }),
-  loop: () => ctx.loop.executeToolCalls([{ callId: `l${n++}`, name: 'echo', arguments: { text: 'hello' } }]),
+  // With a signal of its own, as the server passes each call's.
+  loop: () => ctx.loop.executeToolCalls([{ callId: `l${n++}`, name: 'echo', arguments: { text: 'hello' } }], { signal: new AbortController().signal }),
   bare: call(bareInMemory),
   dshkit: call(dshkitInMemory),
 }, { rounds: 15, batch: 200, warmup: 300 })

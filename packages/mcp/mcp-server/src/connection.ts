@@ -26,8 +26,7 @@ export class McpConnection {
   readonly server: Server
   /** Calls in flight by callId, so approval questions go to the client that made the call. */
   private readonly calls = new Map<string, CallOrigin>()
-  /** Per request, so a transport that sees its client go away (an HTTP response closed early) can abort just those calls. */
-  private readonly inflight = new Map<RequestId, AbortController>()
+  private transport: Transport | undefined
   private readonly disposers: (() => void)[] = []
   private held: false | 'held' | 'changed' = false
   /** Calls whose arguments as sent carry a `__proto__` key the SDK's schema dropped (see raw.ts). */
@@ -49,19 +48,13 @@ export class McpConnection {
       const raw = this.rawArguments.get(extra.requestId)
       this.rawArguments.delete(extra.requestId)
       const args = raw ?? request.params.arguments ?? {}
-      const controller = new AbortController()
-      const cancelled = () => controller.abort(extra.signal.reason ?? new Error('the MCP client cancelled the call'))
-      if (extra.signal.aborted) cancelled()
-      else extra.signal.addEventListener('abort', cancelled, { once: true })
       this.calls.set(callId, { requestId: extra.requestId })
-      this.inflight.set(extra.requestId, controller)
       try {
-        const result = await this.execute(callId, name, args, controller.signal)
+        // The SDK aborts this signal on notifications/cancelled and when the transport closes.
+        const result = await this.execute(callId, name, args, extra.signal)
         return toCallToolResult(callId, result)
       } finally {
-        extra.signal.removeEventListener('abort', cancelled)
         this.calls.delete(callId)
-        this.inflight.delete(extra.requestId)
       }
     })
     server.oninitialized = () => {
@@ -89,12 +82,17 @@ export class McpConnection {
     this.rawArguments.set(id, args)
   }
 
-  /** Aborts one call in flight (its client went away); unknown ids are ignored. */
+  /**
+   * Aborts one call in flight (its client went away, e.g. an HTTP response closed early): handed to the SDK
+   * as the client's own `notifications/cancelled` would be, so it aborts the signal the call runs with.
+   * Unknown or finished ids are ignored.
+   */
   abortRequest(id: RequestId, reason: string): void {
-    this.inflight.get(id)?.abort(new Error(reason))
+    this.transport?.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } })
   }
 
   connect(transport: Transport): Promise<void> {
+    this.transport = transport
     return this.server.connect(transport)
   }
 
