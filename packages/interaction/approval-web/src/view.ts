@@ -45,15 +45,24 @@ export function toView(request: AskFields): AskView {
   }
 }
 
-/** Top-level string arguments up to 200 characters, as exact values the user can widen into globs. */
+/**
+ * Top-level string arguments up to 200 characters, as exact values the user can widen into globs: glob
+ * characters are escaped, so `ls *` drafts a rule for `ls *` alone, not for every `ls <word>`. A key with a
+ * dot is left out: `when` reads it as a nested path (`a.b` → `{ a: { b } }`), which is another argument.
+ */
 function ruleDraft(tool: string, args: unknown): AskView['ruleDraft'] {
   const when: Record<string, string> = Object.create(null)
   if (args && typeof args === 'object' && !Array.isArray(args)) {
     for (const [key, value] of Object.entries(args)) {
-      if (typeof value === 'string' && value.length <= 200 && key.length <= 100) when[key] = value
+      if (typeof value === 'string' && value.length <= 200 && key && key.length <= 100 && !key.includes('.')) when[key] = exactGlob(value)
     }
   }
-  return Object.keys(when).length ? { tool, when: { ...when } } : { tool }
+  return Object.keys(when).length ? { tool: exactGlob(tool), when: { ...when } } : { tool: exactGlob(tool) }
+}
+
+/** A picomatch glob that matches exactly `text`: every character with a meaning in a glob is backslash-escaped. */
+export function exactGlob(text: string): string {
+  return text.replace(/[\\*?[\]{}()!+@|,^$]/g, (char) => `\\${char}`)
 }
 
 const MAX_CHARS = 1_000_000
