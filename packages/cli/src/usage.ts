@@ -69,10 +69,11 @@ skipped and why, and shell calls or jobs whose changes are not tracked.
   --to ID     the call (or an earlier rewind) to go back to before; \`dshkit log\` lists the ids
   --apply     change the files; the rewind is recorded in the log and can itself be rewound
   --force     also overwrite or delete files someone changed since the agent's last recorded change
-  --root DIR  only touch files under DIR
+  --root DIR  only touch files under DIR (default: the current folder)
   --json      print the plan (and result) as JSON
 
-Files no recorded call created are never deleted; a .git folder is never touched.`,
+Files no recorded call created are never deleted; a .git folder is never touched; files outside the
+current folder (or --root DIR) are never touched, whatever the log says.`,
   explain: `dshkit explain CALLS.jsonl [--config cordis.yml] [--root DIR] [--json]
 
 For each line of CALLS.jsonl (as \`dshkit run\` reads it), what a run would decide — allow, ask (and who

@@ -18,7 +18,8 @@ export interface RewindOptions {
 /** Plans (and with `apply`, applies) restoring the files changed from call `to` on; the before-images live in `<log>.checkpoints`. */
 export async function rewind(options: RewindOptions): Promise<number> {
   const blobs = new BlobStore(`${options.file}.checkpoints`)
-  const root = options.root === undefined ? undefined : await realpath(options.root)
+  // Only files under the workspace are touched: a log (and its checkpoint folder) can be edited by whoever can write them.
+  const root = await realpath(options.root ?? process.cwd())
   const plan = (events: readonly SessionEvent[]) =>
     planRewind(events, options.to, { root, blobs, read: (path) => readState(path, DEFAULT_MAX_FILE_BYTES) })
   if (!options.apply) {
