@@ -68,18 +68,21 @@ async function movedFolder(path: string): Promise<string | undefined> {
   }
 }
 
-/** Puts `bytes` at `path` atomically (temp file, fsync, rename), creating missing folders; never through a symlink. */
-export async function restoreFile(path: string, bytes: Uint8Array, mode = 0o644): Promise<void> {
+/**
+ * Puts `bytes` at `path` atomically (temp file, fsync, rename), creating missing folders; never through a symlink.
+ * `mode` is the replaced file's; a file that is absent now is created under the umask (its old mode was not recorded).
+ */
+export async function restoreFile(path: string, bytes: Uint8Array, mode?: number): Promise<void> {
   const dir = nodePath.dirname(path)
   await mkdir(dir, { recursive: true })
   const moved = await movedFolder(path)
   if (moved) throw new Error(moved)
   const temp = nodePath.join(dir, `.${nodePath.basename(path).slice(0, 100)}.${randomBytes(6).toString('hex')}.rewind`)
-  const file = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode)
+  const file = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode ?? 0o666)
   try {
     try {
       await file.writeFile(bytes)
-      await file.chmod(mode)
+      if (mode !== undefined) await file.chmod(mode) // the umask must not change an existing file's mode
       await file.sync()
     } finally {
       await file.close()

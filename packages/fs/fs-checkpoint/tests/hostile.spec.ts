@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { chmod, mkdir, readdir, readFile, rename, stat, symlink, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import { cleanup, tempDir, textOf } from '@dshkit/testing'
@@ -138,4 +138,21 @@ test('a config typo is refused by name', async () => {
   const messages = (input: unknown) => FsCheckpoint.Config.safeParse(input).error?.issues.map((issue) => issue.message)
   expect(messages({ dir: '/tmp/x', maxFilebytes: 1 })).toEqual(['unknown key; did you mean "maxFileBytes"?'])
   expect(messages(undefined)).toEqual(['dir is required: the folder for before-images, e.g. "<session log>.checkpoints" (dsh-base sets it)'])
+})
+
+test('a file restored where none stands now gets the umask, not a world-readable 0644 (a 0600 secret the shell removed, then --force)', async () => {
+  const t = await setup()
+  await writeFile(t.at('.env'), 'TOKEN=old\n', { mode: 0o600 })
+  await t.ok('c1', 'fs_write', { path: '.env', content: 'TOKEN=agent\n' })
+  expect((await stat(t.at('.env'))).mode & 0o777).toBe(0o600) // fs-local keeps the mode
+  await rm(t.at('.env')) // as a shell call would; rewind does not know
+  const previous = process.umask(0o077)
+  try {
+    const result = await t.ctx.checkpoints.apply(await t.ctx.checkpoints.plan('c1'), { force: true })
+    expect(result.restored).toEqual([t.at('.env')])
+  } finally {
+    process.umask(previous)
+  }
+  expect(await read(t.at('.env'))).toBe('TOKEN=old\n')
+  expect((await stat(t.at('.env'))).mode & 0o077).toBe(0)
 })
