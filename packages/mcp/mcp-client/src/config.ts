@@ -21,7 +21,11 @@ const Server = strictConfig({
   env: z.record(z.string(), z.string()).optional(),
   cwd: z.string().min(1).optional(),
   url: z.url('url must be an http(s) URL').optional(),
-  headers: z.record(z.string(), z.string()).optional(),
+  headers: z.record(
+    // Refused here, never echoed: a header value is often a secret, and fetch's own error would print it.
+    z.string(),
+    z.string().refine((value) => !/[\r\n\0]/.test(value), 'a header value cannot hold CR, LF or NUL (it would split the request); check this header'),
+  ).optional(),
   timeoutMs: ms('timeoutMs').default(DEFAULT_TIMEOUT_MS),
   progressResetsTimeout: z.boolean().default(false),
   maxTotalTimeoutMs: ms('maxTotalTimeoutMs').optional(),
@@ -42,6 +46,9 @@ const Server = strictConfig({
       if (server[key] !== undefined) issues.addIssue({ code: 'custom', path: [key], message: `${key} applies to a command server, not a url one` })
     }
     if (server.url && !/^https?:\/\//i.test(server.url)) issues.addIssue({ code: 'custom', path: ['url'], message: 'url must start with http:// or https://' })
+  }
+  for (const header of Object.keys(server.headers ?? {})) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) issues.addIssue({ code: 'custom', path: ['headers', header], message: `${JSON.stringify(header)} is not a valid HTTP header name` })
   }
   if (kind === 'command' && server.headers !== undefined) issues.addIssue({ code: 'custom', path: ['headers'], message: 'headers apply to a url server, not a command one' })
   if (server.enabled && server.disabled) {
@@ -66,6 +73,9 @@ export const Config = strictConfig({
       const clean = sanitizeName(name)
       if (!clean) issues.addIssue({ code: 'custom', path: [name], message: 'a server name needs at least one character' })
       else if (name.includes('__')) issues.addIssue({ code: 'custom', path: [name], message: `server names must not contain "__" (it separates server and tool in mcp__${name}__<tool>)` })
+      // Checked on the sanitised name too: `a..b` is mcp__a__b__…, which a rule for server `a` would match; `gh.` is mcp__gh___… (a `gh` rule's).
+      else if (clean.includes('__')) issues.addIssue({ code: 'custom', path: [name], message: `server names must not contain "__" once sanitised (${JSON.stringify(name)} becomes mcp__${clean}__…, which rules for a server ${JSON.stringify(clean.split('__')[0])} would match)` })
+      else if (clean.endsWith('_')) issues.addIssue({ code: 'custom', path: [name], message: `server names must not end in "_" once sanitised (${JSON.stringify(name)} becomes mcp__${clean}__…, which rules for a server ${JSON.stringify(clean.replace(/_+$/, ''))} would match)` })
       const other = seen.get(clean)
       if (other !== undefined) issues.addIssue({ code: 'custom', path: [name], message: `server names ${JSON.stringify(other)} and ${JSON.stringify(name)} both become mcp__${clean}__…; rename one` })
       seen.set(clean, name)

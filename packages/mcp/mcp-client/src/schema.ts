@@ -30,8 +30,15 @@ re2.code = 're2'
 const ajvOptions = { strict: false, allErrors: true, validateSchema: false, code: { regExp: re2 as never } } as const
 let draft7: Ajv | undefined
 let draft2020: Ajv | undefined
+/** Compiles before the instances are replaced: what an instance keeps besides its cache (nested `$id`s) stays bounded. */
+const COMPILES_PER_INSTANCE = 500
+let compiles = 0
 // `$schema` picks the dialect; MCP's default (and zod's output) is 2020-12, older servers say draft-07.
 function ajvFor(schema: Record<string, unknown>): Ajv {
+  if (++compiles > COMPILES_PER_INSTANCE) {
+    compiles = 1
+    draft7 = draft2020 = undefined
+  }
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : ''
   if (/draft-0[4-7]/.test(dialect)) return draft7 ??= addFormats(new Ajv(ajvOptions))
   return draft2020 ??= addFormats(new Ajv2020(ajvOptions) as unknown as Ajv)
@@ -50,7 +57,13 @@ export function compileSchema(schema: unknown): Check | string {
   let validate: ValidateFunction
   try {
     // Without its $id: ajv caches schemas by id, so two servers (or a restart) sharing one would clash.
-    validate = ajvFor(body).compile(body)
+    const ajv = ajvFor(body)
+    try {
+      validate = ajv.compile(body)
+    } finally {
+      // ajv caches every schema it compiles for the life of the instance: relisted tools (list_changed, restarts) would pile up.
+      ajv.removeSchema(body)
+    }
   } catch (error) {
     return `ajv could not compile it: ${oneLine(error)}`
   }

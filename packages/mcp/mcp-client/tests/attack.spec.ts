@@ -1,0 +1,47 @@
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { Config } from '@dshkit/mcp-client'
+
+const messages = (input: unknown) => {
+  const parsed = Config.safeParse(input)
+  return parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+}
+
+describe('attack: server names whose sanitised form would spoof another prefix', () => {
+  it('a name that becomes "__" only once sanitised (a..b, a._b) is refused: mcp__a__* must not match it', () => {
+    expect(messages({ servers: { 'a..b': { command: 'x' } } })).toEqual(['servers.a..b: server names must not contain "__" once sanitised ("a..b" becomes mcp__a__b__…, which rules for a server "a" would match)'])
+    expect(messages({ servers: { 'a._b': { command: 'x' } } })[0]).toContain('must not contain "__" once sanitised')
+  })
+
+  it('a name ending in "_" once sanitised (gh., gh_) is refused: mcp__gh__* must not match mcp__gh___…', () => {
+    expect(messages({ servers: { 'gh.': { command: 'x' } } })).toEqual(['servers.gh.: server names must not end in "_" once sanitised ("gh." becomes mcp__gh___…, which rules for a server "gh" would match)'])
+    expect(messages({ servers: { gh_: { command: 'x' } } })[0]).toContain('must not end in "_"')
+    expect(messages({ servers: { _gh: { command: 'x' }, 'g-h': { command: 'x' } } })).toEqual([])
+  })
+})
+
+describe('attack: headers', () => {
+  it('a header value with CR/LF is refused at config time, without echoing the (secret) value', () => {
+    const got = messages({ servers: { web: { url: 'http://127.0.0.1:9/mcp', headers: { authorization: 'Bearer SECRET\r\nx-evil: 1' } } } })
+    expect(got).toEqual(['servers.web.headers.authorization: a header value cannot hold CR, LF or NUL (it would split the request); check this header'])
+    expect(got.join('')).not.toContain('SECRET')
+    expect(messages({ servers: { web: { url: 'http://127.0.0.1:9/mcp', headers: { 'bad name': 'x' } } } })).toEqual(['servers.web.headers.bad name: "bad name" is not a valid HTTP header name'])
+  })
+})
+
+describe('attack: compiled schemas do not pile up', () => {
+  it('compiling 2,500 schemas (a list_changed storm, a crash loop) leaves the heap about where it was', () => {
+    const script = `
+      const { compileSchema } = await import('@dshkit/mcp-client')
+      const mk = (i) => ({ type: 'object', properties: { p: { type: 'string', pattern: '^a' + i }, q: { type: 'array', items: { type: 'number' } } } })
+      for (let i = 0; i < 500; i++) compileSchema(mk(i))
+      global.gc(); const before = process.memoryUsage().heapUsed
+      for (let i = 0; i < 2500; i++) compileSchema(mk(i))
+      global.gc(); console.log((process.memoryUsage().heapUsed - before) / 1e6)`
+    const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' })
+    expect(run.stderr).toBe('')
+    // Before the fix ajv kept every compiled schema (~4 KB each, ~25 MB here) for the life of the process.
+    expect(Number(run.stdout)).toBeLessThan(8)
+  }, 60_000)
+})
