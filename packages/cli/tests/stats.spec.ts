@@ -75,6 +75,21 @@ describe('computeStats', () => {
     expect(deciders).toEqual([{ plugin: 'x', allow: 0, deny: 1, ask: 0, other: 0 }])
   })
 
+  it('a reused callId is a new call: each result goes with the call before it, and one left open was cut off (attack)', () => {
+    // Some models send `call_0` every turn.
+    const events = [
+      call('call_0', 'fs_read', 0), ok('call_0', 10),
+      call('call_0', 'shell', 1000),
+      call('call_0', 'fs_write', 2000), fail('call_0', 2005, 'DENIED', 'fs-sandbox'),
+    ]
+    const { tools } = computeStats(events as any[])
+    expect(tools.map((t) => [t.tool, t.calls, t.allowed, t.denied, t.interrupted, t.p50Ms])).toEqual([
+      ['fs_read', 1, 1, 0, 0, 10],
+      ['fs_write', 1, 0, 1, 0, 5],
+      ['shell', 1, 0, 0, 1, undefined],
+    ])
+  })
+
   it('percentile is nearest-rank', () => {
     expect(percentile([], 50)).toBeUndefined()
     expect(percentile([7], 99)).toBe(7)

@@ -1,4 +1,4 @@
-import type { SessionEvent, ToolCallEvent } from '@dshkit/session'
+import type { SessionEvent, ToolCallEvent, ToolResultEvent } from '@dshkit/session'
 import { DECISIVE, ruleOf, traceOf } from '../decisions.js'
 import { percentile } from '../percentiles.js'
 import { readSessionEvents } from '../session-source.js'
@@ -32,17 +32,52 @@ export interface DeciderStats {
   other: number
 }
 
+/** One recorded call with what happened to it; a reused callId starts a new one. */
+interface CallRecord {
+  call: ToolCallEvent
+  result?: ToolResultEvent
+  /** The plugin that asked (approval/requested names it), for logs without a trace. */
+  askedBy?: string
+  asked: boolean
+  answered?: 'allow' | 'deny'
+}
+
+/**
+ * Pairs every `tool/call` with the result and approval events that follow it under the same callId, in log
+ * order: a callId the model reuses (some send `call_0` every turn) is a new call, and an earlier one with
+ * that id still open was cut off.
+ */
+function pairCalls(events: readonly SessionEvent[]): CallRecord[] {
+  const records: CallRecord[] = []
+  const open = new Map<string, CallRecord>()
+  // Approval events written before their call (a store that interleaves appends) wait for it.
+  const early = new Map<string, Omit<CallRecord, 'call'>>()
+  for (const event of events) {
+    if (event.type === 'tool/call') {
+      const record: CallRecord = { asked: false, ...early.get(event.callId), call: event }
+      early.delete(event.callId)
+      records.push(record)
+      open.set(event.callId, record)
+      continue
+    }
+    if (event.type !== 'tool/result' && event.type !== 'approval/requested' && event.type !== 'approval/answered') continue
+    let record: Omit<CallRecord, 'call'> | undefined = open.get(event.callId)
+    if (!record && event.type !== 'tool/result') early.set(event.callId, record = early.get(event.callId) ?? { asked: false })
+    if (!record) continue // a result without its call says nothing about which tool it was
+    if (event.type === 'tool/result') {
+      record.result = event
+      open.delete(event.callId)
+    } else if (event.type === 'approval/requested') {
+      record.asked = true
+      record.askedBy = event.source
+    } else record.answered = event.decision
+  }
+  return records
+}
+
 /** Per tool and per deciding plugin/rule, from a session log. */
 export function computeStats(events: readonly SessionEvent[]) {
-  const calls = new Map<string, ToolCallEvent>()
-  // callId → the plugin that asked (approval/requested names it), for logs without a trace.
-  const asked = new Map<string, string | undefined>()
-  const answered = new Map<string, 'allow' | 'deny'>()
-  for (const event of events) {
-    if (event.type === 'tool/call') calls.set(event.callId, event)
-    else if (event.type === 'approval/requested') asked.set(event.callId, event.source)
-    else if (event.type === 'approval/answered') answered.set(event.callId, event.decision)
-  }
+  const records = pairCalls(events)
   const tools = new Map<string, ToolStats & { latencies: number[] }>()
   const deciders = new Map<string, DeciderStats>()
   const toolRow = (tool: string) => {
@@ -60,17 +95,17 @@ export function computeStats(events: readonly SessionEvent[]) {
     if (decision === 'allow' || decision === 'deny' || decision === 'ask') row[decision]++
     else row.other++
   }
-  const settled = new Set<string>()
-  for (const event of events) {
-    if (event.type !== 'tool/result') continue
-    const call = calls.get(event.callId)
-    if (!call) continue // a result without its call says nothing about which tool it was
-    settled.add(event.callId)
+  for (const { call, result: event, asked, askedBy, answered } of records) {
     const row = toolRow(call.name)
     row.calls++
+    if (!event) {
+      row.interrupted++
+      if (asked) row.asked++
+      continue
+    }
     const code = event.error?.code
     const trace = traceOf(event.meta)
-    const wasAsked = asked.has(event.callId) || trace.some((entry) => entry.decision === 'ask') || event.meta?.decidedBy === 'approval'
+    const wasAsked = asked || trace.some((entry) => entry.decision === 'ask') || event.meta?.decidedBy === 'approval'
     if (wasAsked) row.asked++
     if (!event.isError || !REJECTED.has(code!)) row.allowed++
     if (code === 'DENIED') row.denied++
@@ -85,16 +120,9 @@ export function computeStats(events: readonly SessionEvent[]) {
     } else if (event.isError && event.error?.source && code !== 'TOOL_ERROR') {
       count(decider(event.error.source, undefined), code === 'DENIED' ? 'deny' : 'other')
     }
-    if (!trace.length && asked.get(event.callId)) count(decider(asked.get(event.callId)!, undefined), 'ask')
+    if (!trace.length && askedBy) count(decider(askedBy, undefined), 'ask')
     // An approval that allowed leaves no failure to name it; one that denied was counted above.
-    if (!trace.length && answered.get(event.callId) === 'allow') count(decider('approval', undefined), 'allow')
-  }
-  for (const call of calls.values()) {
-    if (settled.has(call.callId)) continue
-    const row = toolRow(call.name)
-    row.calls++
-    row.interrupted++
-    if (asked.has(call.callId)) row.asked++
+    if (!trace.length && answered === 'allow') count(decider('approval', undefined), 'allow')
   }
   const toolStats: ToolStats[] = [...tools.values()].sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool)).map(({ latencies, ...row }) => {
     const sorted = latencies.sort((a, b) => a - b)
