@@ -78,7 +78,8 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   // Before-images of the files tool-fs changes, beside the session log (or in the dir you name); `false` leaves it out.
   const checkpoints = config['fs-checkpoint']
   const checkpointDir = checkpoints && (checkpoints.dir ?? (jsonl ? `${config.log ?? jsonl.path}.checkpoints` : undefined))
-  if (checkpoints && checkpointDir) use(FsCheckpoint, { ...checkpoints, dir: checkpointDir })
+  // A rewind touches only files under the roots the tools may write (a forged log could name any path).
+  if (checkpoints && checkpointDir) use(FsCheckpoint, { roots: sharedRules(config).roots, ...checkpoints, dir: checkpointDir })
   plug(providers.shell)
   use(ShellSandbox, config['shell-sandbox'] && { ...sharedRules(config), ...config['shell-sandbox'] })
   use(ShellLocal, config['shell-local'] ?? false)

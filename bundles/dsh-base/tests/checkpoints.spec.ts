@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -43,4 +44,16 @@ test('"fs-checkpoint": false leaves it out, and without a log file it is not mou
 
 test('a typo in its config is refused by name', async () => {
   await expect(ctx.plugin(DshBase, base({ log: join(dir, 'session.jsonl'), 'fs-checkpoint': { maxFilebytes: 5 } }))).rejects.toThrow(/did you mean "maxFileBytes"\? \(at fs-checkpoint.maxFilebytes\)/)
+})
+
+test('ctx.checkpoints rewinds only files under fs-sandbox\'s roots: a forged intent for a file outside is skipped', async () => {
+  await mkdir(join(dir, 'ws'))
+  await writeFile(join(dir, 'victim.txt'), 'keep\n')
+  await ctx.plugin(DshBase, base({ log: join(dir, 'session.jsonl') }))
+  await ctx.session.append({ type: 'tool/call', callId: 'x', name: 'fs_write', arguments: {} })
+  await ctx.session.append({ type: 'fs/write-intent', callId: 'x', path: join(dir, 'victim.txt'), before: 'absent', after: createHash('sha256').update('keep\n').digest('hex') })
+  const plan = await ctx.checkpoints.plan('x')
+  expect(plan.skip).toEqual([{ path: join(dir, 'victim.txt'), reason: `it is outside ${join(dir, 'ws')}` }])
+  await ctx.checkpoints.apply(plan, { force: true })
+  expect(await readFile(join(dir, 'victim.txt'), 'utf8')).toBe('keep\n')
 })

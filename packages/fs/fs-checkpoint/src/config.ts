@@ -11,6 +11,8 @@ const shape = {
   dir,
   maxFileBytes: z.number().int('maxFileBytes must be a whole number of bytes').positive('maxFileBytes must be positive').default(DEFAULT_MAX_FILE_BYTES)
     .describe('Largest file whose before-image is kept; a change to a larger file is refused.'),
+  roots: z.array(z.string().min(1, 'roots must be folder paths'), { error: 'roots must be a list of folder paths' }).optional()
+    .describe('Only files under these folders are ever rewound, whatever the log names (dsh-base: fs-sandbox\'s roots).'),
 }
 
 export const Config = strictConfig(shape).prefault({} as { dir: string })

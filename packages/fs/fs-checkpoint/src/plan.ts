@@ -104,6 +104,8 @@ export function rewindPoints(events: readonly SessionEvent[]): RewindPoint[] {
 export interface PlanOptions {
   /** Only files under this folder (absolute, real) are touched; others are skipped. */
   root?: string
+  /** Only files under one of these folders (absolute, real) are touched; `root`, when given, wins. */
+  roots?: readonly string[]
   /** Reads a file's current state. */
   read(path: string): Promise<FileState>
   blobs: BlobStore
@@ -132,7 +134,8 @@ async function planFile(plan: RewindPlan, path: string, records: ChangeRecord[],
   const skip = (reason: string, force?: PlannedChange) => void plan.skip.push(force ? { path, reason, force } : { path, reason })
   const target = records[0].before
   const last = records[records.length - 1]
-  if (options.root && !isWithin(path, options.root)) return skip(`it is outside ${options.root}`)
+  const roots = options.root ? [options.root] : options.roots
+  if (roots && !roots.some((root) => isWithin(path, root))) return skip(`it is outside ${roots.join(', ')}`)
   if (target === 'unknown') return skip('its content before the call was not recorded (it could not be read then)')
   const state = await options.read(path)
   if (state.kind === 'refused') return skip(state.reason)

@@ -16,7 +16,7 @@ declare module 'cordis' {
 }
 
 export interface PlanRewindOptions {
-  /** Only files under this folder are touched (others are listed as skipped). */
+  /** Only files under this folder are touched (others are listed as skipped); without it, the config's `roots`. */
   root?: string
 }
 
@@ -24,11 +24,13 @@ export interface PlanRewindOptions {
 export class CheckpointService extends Service {
   readonly blobs: BlobStore
   readonly maxFileBytes: number
+  private readonly roots: readonly string[] | undefined
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'checkpoints')
     this.blobs = new BlobStore(nodePath.resolve(config.dir))
     this.maxFileBytes = config.maxFileBytes
+    this.roots = config.roots?.map((root) => nodePath.resolve(root))
     // Registered through this plugin's context, so it goes away with it.
     ctx.on('fs/before-change', (change) => this.keep(change))
   }
@@ -57,7 +59,9 @@ export class CheckpointService extends Service {
   /** What rewinding to just before `callId` would do. Reads files and the log; changes nothing. */
   async plan(callId: string, options: PlanRewindOptions = {}): Promise<RewindPlan> {
     const root = options.root === undefined ? undefined : await realpath(options.root)
-    return planRewind(this.ctx.session.events(), callId, { root, blobs: this.blobs, read: (path) => readState(path, this.maxFileBytes) })
+    // Recorded paths are real paths; a root that does not exist (any more) holds none of them.
+    const roots = this.roots && await Promise.all(this.roots.map((dir) => realpath(dir).catch(() => dir)))
+    return planRewind(this.ctx.session.events(), callId, { root, roots, blobs: this.blobs, read: (path) => readState(path, this.maxFileBytes) })
   }
 
   /** Applies a plan from `plan()`; the rewind is recorded in the session (an `fs/rewind` event) before any file changes. */

@@ -3,7 +3,7 @@ import { chmod, mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile }
 import { basename, join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import { cleanup, tempDir, textOf } from '@dshkit/testing'
-import FsCheckpoint from '../src/index.js'
+import FsCheckpoint, { sha256 } from '../src/index.js'
 import { setup } from './helpers.js'
 
 afterEach(cleanup)
@@ -155,4 +155,21 @@ test('a file restored where none stands now gets the umask, not a world-readable
   }
   expect(await read(t.at('.env'))).toBe('TOKEN=old\n')
   expect((await stat(t.at('.env'))).mode & 0o077).toBe(0)
+})
+
+test('with roots, a forged intent naming a file outside them is skipped, even with force; files inside still rewind', async () => {
+  const outside = await tempDir('dshkit-fs-checkpoint-victim-')
+  const victim = join(outside, 'passwd')
+  await writeFile(victim, 'root:x:0:0\n')
+  const dir = await tempDir('dshkit-fs-checkpoint-')
+  const t = await setup({ checkpoints: { roots: [dir] }, dir })
+  await t.ctx.session.append({ type: 'tool/call', callId: 'x1', name: 'fs_write', arguments: {} })
+  await t.ctx.session.append({ type: 'fs/write-intent', callId: 'x1', path: victim, before: 'absent', after: sha256(new TextEncoder().encode('root:x:0:0\n')) })
+  await t.ok('c1', 'fs_write', { path: 'inside.txt', content: 'x' })
+  const plan = await t.ctx.checkpoints.plan('x1')
+  expect(plan.skip).toEqual([{ path: victim, reason: `it is outside ${dir}` }])
+  expect(plan.delete.map((d) => d.path)).toEqual([t.at('inside.txt')])
+  await t.ctx.checkpoints.apply(plan, { force: true })
+  expect(await read(victim)).toBe('root:x:0:0\n')
+  expect(await exists(t.at('inside.txt'))).toBe(false)
 })
