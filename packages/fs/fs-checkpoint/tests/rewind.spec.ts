@@ -118,3 +118,22 @@ test('a call id reused by a later run of the same log means its latest call', as
   expect(await read(t.at('a.txt'))).toBe('run1-c2')
   expect(t.ctx.checkpoints.list().map((p) => p.callId)).toEqual(['c1', 'c2', expect.stringMatching(/^rewind-/)])
 })
+
+test('a rewind cut off after its record (a SIGKILL mid --apply) is finished by rewinding again, or undone by rewinding the rewind', async () => {
+  const t = await setup()
+  for (const name of ['a', 'b', 'c']) await writeFile(t.at(`${name}.txt`), `${name}0`)
+  await t.ok('c1', 'fs_write', { path: 'a.txt', content: 'a1' })
+  await t.ok('c2', 'fs_write', { path: 'b.txt', content: 'b1' })
+  await t.ok('c3', 'fs_write', { path: 'new.txt', content: 'n1' })
+  const done = await t.ctx.checkpoints.apply(await t.ctx.checkpoints.plan('c1'))
+  // What the kill left: the fs/rewind event is durable, a.txt was restored, b.txt and new.txt were not reached yet.
+  await writeFile(t.at('b.txt'), 'b1')
+  await writeFile(t.at('new.txt'), 'n1')
+  const again = await t.ctx.checkpoints.plan('c1')
+  expect(again).toMatchObject({ restore: [{ path: t.at('b.txt') }], delete: [{ path: t.at('new.txt') }], skip: [], unchanged: [t.at('a.txt')] })
+  const undo = await t.ctx.checkpoints.plan(done.rewindId!)
+  expect(undo).toMatchObject({ restore: [{ path: t.at('a.txt') }], delete: [], skip: [] })
+  expect(undo.unchanged.sort()).toEqual([t.at('b.txt'), t.at('new.txt')])
+  await t.ctx.checkpoints.apply(again)
+  expect([await read(t.at('a.txt')), await read(t.at('b.txt')), await exists(t.at('new.txt'))]).toEqual(['a0', 'b0', false])
+})
