@@ -4,12 +4,15 @@ import { makeExecution } from './prepare.js'
 import { decided, errorMessage, toolFailure } from './results.js'
 import { isRewrite, MAX_REWRITES, rewriteExecution, tooManyRewrites, type Rewrite } from './rewrite.js'
 import { Trace, type TraceEntry } from './trace.js'
-import type { Decider, ExecuteInput, JsonValue, PreparedCall, ToolErrorCode, ToolExecution, ToolFailure } from './types.js'
+import type { ApprovalGrant, Decider, ExecuteInput, JsonValue, PreparedCall, ToolErrorCode, ToolExecution, ToolFailure } from './types.js'
 
 /** What a real run would decide before anything runs. */
 export type ExplainDecision =
-  /** Validation, listeners and guards let it through and nobody asks: the body would run. */
-  | { kind: 'allow' }
+  /**
+   * Validation, listeners and guards let it through and nobody asks: the body would run. `grant`: a listener
+   * asked, and the approval service's stored grant answers that ask without asking anyone.
+   */
+  | { kind: 'allow'; grant?: ApprovalGrant }
   /** A listener asked and an approval service is installed: a real run would wait for its answer. */
   | { kind: 'ask'; source: string; reason?: string }
   /**
@@ -63,6 +66,7 @@ export async function explainCall(state: PipelineState, input: ExecuteInput | Pr
       by.push(outcome.source)
       exec = next
       trace.asked = undefined
+      trace.granted = undefined
       outcome = await preExecute(state, exec, trace)
     }
     if (outcome) return explained(call, exec, denial(outcome), trace, by)
@@ -72,7 +76,7 @@ export async function explainCall(state: PipelineState, input: ExecuteInput | Pr
       if (asked.reason !== undefined) decision.reason = asked.reason
       return explained(call, exec, decision, trace, by)
     }
-    return explained(call, exec, { kind: 'allow' }, trace, by)
+    return explained(call, exec, trace.granted ? { kind: 'allow', grant: trace.granted } : { kind: 'allow' }, trace, by)
   } catch (error) {
     // Only a defect in this package gets here; explain still resolves.
     state.logger.error('explain defect: %s', errorMessage(error))

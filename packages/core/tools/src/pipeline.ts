@@ -13,7 +13,7 @@ import { readDetail, setFields, Trace, type TraceDecision, type TraceEntry } fro
 import { isRewrite, MAX_REWRITES, readRewrite, rewriteExecution, tooManyRewrites, withRewriteMeta, type Rewrite } from './rewrite.js'
 import type { ListenerLists, ToolEvent } from './listeners.js'
 import type {
-  ApprovalService, ContextMessage, ExecuteInput, JsonValue, PostToolDecision, PreparedCall, PreToolDecision,
+  ApprovalGrant, ApprovalService, ContextMessage, ExecuteInput, JsonValue, PostToolDecision, PreparedCall, PreToolDecision,
   ToolExecution, ToolExecutionResult, ToolFailure, ToolGuard, ToolRunContext,
 } from './types.js'
 
@@ -279,15 +279,34 @@ async function ask(state: PipelineState, exec: ToolExecution, decision: Extract<
 /** Approval's turn on the trace; in a dry run nobody is asked, and the ask is kept for explain. */
 async function askTraced(state: PipelineState, exec: ToolExecution, decision: Extract<PreToolDecision, { kind: 'ask' }>, trace: Trace) {
   const record = trace.open('approval', 'approval')
-  if (trace.dryRun && typeof state.approval()?.request === 'function') {
-    trace.asked = decision
-    trace.close(record, 'ask', { reason: `would ask: ${askedText(decision)} (not asked in a dry run)` })
-    return
-  }
+  const approval = state.approval()
+  if (trace.dryRun && typeof approval?.request === 'function') return dryAsk(approval, exec, decision, trace, record)
   const outcome = await ask(state, exec, decision)
   if (!outcome) trace.close(record, 'allow')
   else trace.close(record, 'deny', { reason: outcome.error.message, code: outcome.error.code === 'DENIED' ? undefined : outcome.error.code })
   return outcome
+}
+
+/** A dry run's approval turn: allowed when a stored grant covers the call, else the ask a real run would send. */
+async function dryAsk(approval: ApprovalService, exec: ToolExecution, decision: Extract<PreToolDecision, { kind: 'ask' }>, trace: Trace, record: number) {
+  let grant: ApprovalGrant | undefined
+  try {
+    grant = typeof approval.covered === 'function' ? await approval.covered(exec) : undefined
+  } catch (error) {
+    // What request() would answer: it cannot read its grants, so it denies.
+    const reason = `${askedText(decision)}: ${errorMessage(error)}`
+    trace.close(record, 'deny', { reason })
+    return denied(reason, 'approval', 'approval')
+  }
+  const id = safeProperty(grant, 'id')
+  if (typeof id === 'string') {
+    const summary = safeProperty(grant, 'summary')
+    trace.granted = typeof summary === 'string' ? { id, summary } : { id }
+    trace.close(record, 'allow', { reason: `would allow without asking: grant ${id}${typeof summary === 'string' ? ` (${summary})` : ''} covers ${askedText(decision)}`, detail: Object.freeze({ ...trace.granted }) })
+    return
+  }
+  trace.asked = decision
+  trace.close(record, 'ask', { reason: `would ask: ${askedText(decision)} (not asked in a dry run)` })
 }
 
 function claimWrapped(value: unknown, source: string): ToolExecutionResult {

@@ -1,6 +1,6 @@
 import { snapshotJson } from './json.js'
 import { errorMessage, safeProperty } from './results.js'
-import type { PreToolDecision, ToolErrorCode, TraceDetail } from './types.js'
+import type { ApprovalGrant, PreToolDecision, ToolErrorCode, TraceDetail } from './types.js'
 export type { TraceDetail } from './types.js'
 
 /** Where in the pipeline a plugin took part. */
@@ -61,6 +61,8 @@ export class Trace {
   private readonly times: number[] = []
   /** In a dry run: the ask approval would have been sent (explain reports it). */
   asked?: Extract<PreToolDecision, { kind: 'ask' }>
+  /** In a dry run: the stored grant that answers that ask without asking anyone (explain reports allow). */
+  granted?: ApprovalGrant
   private lastGroup = 0
 
   constructor(readonly dryRun = false) {}

@@ -195,9 +195,22 @@ export interface ApprovalRequest {
 
 export type ApprovalAnswer = { kind: 'allow' } | { kind: 'deny'; reason: string }
 
+/** A stored answer that allows a call without asking (user-approval: an exact or rule grant). */
+export interface ApprovalGrant {
+  id: string
+  /** One line for people. */
+  summary?: string
+}
+
 /** The optional `approval` service the registry looks up when a listener answers `ask`. */
 export interface ApprovalService {
   request(request: ApprovalRequest): Promise<ApprovalAnswer>
+  /**
+   * Optional, without side effects (nobody is asked, nothing is recorded): the stored grant that would allow this
+   * call at once, or undefined. `explain()` uses it to report such an ask as `allow`; a throw is the denial a real
+   * `request()` would answer with.
+   */
+  covered?(exec: ToolExecution): ApprovalGrant | undefined | Promise<ApprovalGrant | undefined>
 }
 
 export interface ExecuteInput {

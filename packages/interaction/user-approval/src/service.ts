@@ -150,6 +150,14 @@ export class UserApproval extends Service implements ApprovalService {
     return () => void dispose()
   }
 
+  /**
+   * Without side effects (nothing asked or recorded; `explain()` uses it): the stored grant that would allow this
+   * call at once, or undefined. Throws what `request()` would deny with: a grants file that cannot be read.
+   */
+  async covered(exec: ToolExecution): Promise<Grant | undefined> {
+    return this.grants.match(exec, argumentsHash(exec.arguments ?? null))
+  }
+
   /** One-shot: resolves to allow or deny (with a reason); never rejects and never waits past `timeoutMs`. */
   async request(request: ApprovalRequest): Promise<ApprovalAnswer> {
     const { state } = this
