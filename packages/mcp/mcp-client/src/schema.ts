@@ -110,8 +110,10 @@ export function parametersFor(inputSchema: Record<string, unknown>, label: strin
 /** The SDK client's validator for `outputSchema`s: the same hardened compile, and never a throw inside listTools. */
 export const hardenedValidator: jsonSchemaValidator = {
   getValidator<T>(schema: unknown): JsonSchemaValidator<T> {
-    const check = compileSchema(schema)
+    // Compiled on the tool's first result, not in listTools: a page of 50,000 output schemas would block the process for minutes.
+    let check: ReturnType<typeof compileSchema> | undefined
     return (input) => {
+      check ??= compileSchema(schema)
       const outcome = typeof check === 'string' ? { ok: false as const, message: `the output schema cannot be used (${check})` } : check(input)
       return outcome.ok ? { valid: true, data: input as T, errorMessage: undefined } : { valid: false, data: undefined, errorMessage: outcome.message }
     }

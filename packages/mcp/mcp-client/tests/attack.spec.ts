@@ -2,6 +2,8 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { Config } from '@dshkit/mcp-client'
+import { cleanup } from '@dshkit/testing'
+import { bootMcp, fixture, textOf } from './helpers.js'
 
 const messages = (input: unknown) => {
   const parsed = Config.safeParse(input)
@@ -43,5 +45,15 @@ describe('attack: compiled schemas do not pile up', () => {
     expect(run.stderr).toBe('')
     // Before the fix ajv kept every compiled schema (~4 KB each, ~25 MB here) for the life of the process.
     expect(Number(run.stdout)).toBeLessThan(8)
+  }, 60_000)
+})
+
+describe('attack: a huge tools/list', () => {
+  it('50,000 tools with output schemas in one page: the plugin is up at once (output schemas compile on first use), 2,000 are taken', async () => {
+    const { ctx, call, logs } = await bootMcp({ servers: { big: fixture('flood', { FLOOD_TOOLS: '50000' }) } })
+    expect(Object.keys(ctx.mcpClient.status()[0].tools)).toHaveLength(2_000)
+    expect(logs.warnings().join('\n')).toContain('lists more tools than dshkit takes')
+    expect(textOf(await call('mcp__big__t7'))).toBe('called t7')
+    await cleanup()
   }, 60_000)
 })
