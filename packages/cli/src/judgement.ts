@@ -1,6 +1,7 @@
 import type { Context } from 'cordis'
 import type { JsonValue } from '@dshkit/tools'
 import type { LoggedTraceEntry } from './decisions.js'
+import { clip } from './terminal.js'
 
 /** What `ctx.tools.explain` resolves with (the fields the commands use). */
 export interface Judgement {
@@ -31,7 +32,7 @@ export const REGISTRY_CODES = new Set(['UNKNOWN_TOOL', 'INVALID_ARGS', 'ABORTED_
 export function describeDecision(decision: Judgement['decision']): string {
   switch (decision.kind) {
     case 'allow': return 'allow'
-    case 'ask': return `ask by ${decision.source}${decision.reason ? `: ${decision.reason}` : ''}`
-    case 'deny': return `${decision.code} by ${decision.source} (${decision.by}): ${decision.reason}`
+    case 'ask': return `ask by ${decision.source}${decision.reason ? `: ${clip(decision.reason)}` : ''}`
+    case 'deny': return `${decision.code} by ${decision.source} (${decision.by}): ${clip(decision.reason)}`
   }
 }

@@ -1,6 +1,7 @@
 import type { SessionEvent, ToolCallEvent, ToolResultEvent } from '@dshkit/session'
 import { ruleOf, traceOf } from './decisions.js'
 import { REGISTRY_CODES, type Judgement } from './judgement.js'
+import { clip } from './terminal.js'
 
 /** A call's decision in one vocabulary for both sides: what the log shows and what explain says now. */
 export interface Verdict {
@@ -123,14 +124,15 @@ export function compare(recorded: RecordedCall, judgement: Judgement): ReplayedC
 /** `allowed`, `asked (approved)`, `denied by fs-sandbox`, `refused (UNKNOWN_TOOL)`. */
 export function describeVerdict(verdict: Verdict | RecordedVerdict, then: boolean): string {
   // Most plugins already name the rule in their reason: shown once.
-  const rule = verdict.rule && !(verdict.reason ?? '').includes(verdict.rule.split(' in ')[0]) ? ` [${verdict.rule}]` : ''
+  const rule = verdict.rule && !(verdict.reason ?? '').includes(verdict.rule.split(' in ')[0]) ? ` [${clip(verdict.rule)}]` : ''
+  const why = !then && verdict.reason ? `: ${clip(verdict.reason)}` : ''
   switch (verdict.kind) {
     case 'allow': return 'allowed'
     case 'ask': {
       const outcome = 'ran' in verdict ? verdict.ran ? ' (approved)' : ' (not approved)' : ''
-      return `asked${verdict.source ? ` by ${verdict.source}` : ''}${outcome}${rule}${!then && verdict.reason ? `: ${verdict.reason}` : ''}`
+      return `asked${verdict.source ? ` by ${verdict.source}` : ''}${outcome}${rule}${why}`
     }
-    case 'deny': return `denied by ${verdict.source ?? 'unknown'}${rule}${!then && verdict.reason ? `: ${verdict.reason}` : ''}`
-    case 'refused': return `refused by the registry (${verdict.code})${!then && verdict.reason ? `: ${verdict.reason}` : ''}`
+    case 'deny': return `denied by ${verdict.source ?? 'unknown'}${rule}${why}`
+    case 'refused': return `refused by the registry (${verdict.code})${why}`
   }
 }

@@ -16,3 +16,13 @@ const escape = (char: string) => {
 export function visible(text: string, options: { multiline?: boolean } = {}): string {
   return String(text).replace(options.multiline ? CONTROL : CONTROL_OR_NEWLINE, escape)
 }
+
+/** How much of one model- or plugin-supplied value (a reason, a name, a rule) a report line shows. */
+export const SHOWN_CHARS = 300
+
+/** `text` cut to `max` characters with a count of the rest, never splitting a surrogate pair: one value cannot flood the terminal. */
+export function clip(text: string, max = SHOWN_CHARS): string {
+  if (text.length <= max) return text
+  const end = /[\ud800-\udbff]/.test(text[max - 1]) ? max - 1 : max
+  return `${text.slice(0, end)}… [${text.length - end} more characters]`
+}

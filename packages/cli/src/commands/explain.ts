@@ -2,7 +2,7 @@ import { hasReference, readCalls } from '../calls.js'
 import { ruleOf } from '../decisions.js'
 import { describeDecision, explainer, type Judgement } from '../judgement.js'
 import { bootRuntime, shutdown, type BootOptions } from '../runtime.js'
-import { visible } from '../terminal.js'
+import { clip, visible } from '../terminal.js'
 
 export interface ExplainOptions extends BootOptions {
   file: string
@@ -23,12 +23,14 @@ export async function explain(options: ExplainOptions): Promise<number> {
   const { calls, errors } = await readCalls(options.file)
   const { ctx, problems } = await bootRuntime({ ...options, log: undefined, memoryOnly: true })
   let bad = problems.length + errors.length
+  let partly = 0
   try {
     for (const problem of problems) inputError(undefined, problem)
     for (const error of errors) inputError(error.line, error.message)
     const judge = explainer(ctx)
     for (const call of calls) {
       const judgement = await judge({ callId: call.callId, name: call.name, arguments: call.arguments })
+      if (judgement.notJudged?.length) partly++
       if (options.json) out(JSON.stringify({ type: 'explain', line: call.line, ...judgement }))
       else out(human(judgement, `${options.file}:${call.line}`))
       // A {"$from"} reference is only resolved by running the call it names: judged as written, and said so.
@@ -37,21 +39,23 @@ export async function explain(options: ExplainOptions): Promise<number> {
   } finally {
     await shutdown(ctx)
   }
-  if (!options.json) process.stderr.write(`dshkit: ${calls.length} call(s) explained, nothing ran${bad ? `, ${bad} input problem(s)` : ''}\n`)
+  if (!options.json) process.stderr.write(`dshkit: ${calls.length} call(s) explained, nothing ran${partly ? `, ${partly} not fully judged (see !)` : ''}${bad ? `, ${bad} input problem(s)` : ''}\n`)
   return bad ? 1 : 0
 }
 
 const MARK = { allow: '✓', ask: '?', deny: '✗' } as const
 
 export function human(judgement: Judgement, where: string): string {
-  const lines = [`${MARK[judgement.decision.kind]} ${visible(`${where} ${judgement.name} [${judgement.callId}] ${describeDecision(judgement.decision)}`)}`]
-  if (judgement.argumentsRewrittenBy?.length) lines.push(`  ↻ ${visible(`arguments rewritten by ${judgement.argumentsRewrittenBy.join(', ')}: ${JSON.stringify(judgement.arguments)}`)}`)
+  // A listener that could not judge (a hook not run) may decide otherwise in a real run: the head line says so.
+  const partly = judgement.notJudged?.length ? ` (not fully judged: ${judgement.notJudged.map((n) => n.plugin).join(', ')} did not run, see !)` : ''
+  const lines = [`${MARK[judgement.decision.kind]} ${visible(`${where} ${clip(judgement.name, 128)} [${clip(judgement.callId, 128)}] ${describeDecision(judgement.decision)}${partly}`)}`]
+  if (judgement.argumentsRewrittenBy?.length) lines.push(`  ↻ ${visible(`arguments rewritten by ${judgement.argumentsRewrittenBy.join(', ')}: ${clip(JSON.stringify(judgement.arguments) ?? 'null')}`)}`)
   for (const entry of judgement.trace) {
     const rule = ruleOf(entry.detail)
-    const why = entry.reason ? ` — ${entry.reason}` : ''
+    const why = entry.reason ? ` — ${clip(entry.reason)}` : ''
     const ms = entry.ms === undefined ? '' : ` ${entry.ms} ms`
-    lines.push(`    ${visible(`${entry.phase.padEnd(12)} ${entry.plugin.padEnd(20)} ${entry.decision}${ms}${rule ? ` ${rule}` : ''}${why}`)}`)
+    lines.push(`    ${visible(`${entry.phase.padEnd(12)} ${entry.plugin.padEnd(20)} ${entry.decision}${ms}${rule ? ` ${clip(rule)}` : ''}${why}`)}`)
   }
-  for (const note of judgement.notJudged ?? []) lines.push(`  ! ${visible(`${note.plugin} could not judge in a dry run: ${note.why}`)}`)
+  for (const note of judgement.notJudged ?? []) lines.push(`  ! ${visible(`${note.plugin} could not judge in a dry run: ${clip(note.why)}`)}`)
   return lines.join('\n')
 }

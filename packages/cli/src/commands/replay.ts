@@ -2,7 +2,7 @@ import { explainer } from '../judgement.js'
 import { compare, describeVerdict, recordedCalls, type ReplayedCall } from '../replay-diff.js'
 import { bootRuntime, shutdown, type BootOptions } from '../runtime.js'
 import { readSessionEvents } from '../session-source.js'
-import { visible } from '../terminal.js'
+import { clip, visible } from '../terminal.js'
 
 /** Exit code when a call that ran in the log would now be denied: distinct from bad input (1) and usage (2). */
 export const NOW_DENIED_EXIT = 3
@@ -33,18 +33,20 @@ export async function replay(options: ReplayOptions): Promise<number> {
       const result = compare(recorded, await judge({ callId, name, arguments: args }))
       replayed.push(result)
       if (options.json) out(JSON.stringify({ type: 'call', ...result }))
-      else if (result.changed) out(human(result))
+      // A call a plugin could not judge (a hook not run) is shown even when unchanged: "unchanged" would be a guess.
+      else if (result.changed || result.notJudged) out(human(result))
     }
   } finally {
     await shutdown(ctx)
   }
   const summary = summarize(replayed)
   const under = options.config ?? 'the embedded default'
-  if (options.json) out(JSON.stringify({ type: 'summary', config: under, ...summary }))
+  if (options.json) out(JSON.stringify({ type: 'summary', config: under, ...summary, ...read.torn ? { tornLine: read.torn.line } : {} }))
   else {
     if (read.torn) out(`! line ${read.torn.line} of the log is a torn last write — ignored`)
     out(visible(`${summary.calls} recorded call(s) re-judged under ${under}, nothing ran: ${summary.unchanged} unchanged, `
-      + `${summary.nowDenied} that ran would now be denied, ${summary.nowAllowed} now allowed, ${summary.nowAsked} now asked, ${summary.otherChanges} other change(s)`))
+      + `${summary.nowDenied} that ran would now be denied, ${summary.nowAllowed} now allowed, ${summary.nowAsked} now asked, ${summary.otherChanges} other change(s)`
+      + `${summary.notFullyJudged ? `; ${summary.notFullyJudged} not fully judged (a plugin could not judge without running something, see !): a real run may decide otherwise` : ''}`))
   }
   return summary.nowDenied ? NOW_DENIED_EXIT : 0
 }
@@ -52,9 +54,10 @@ export async function replay(options: ReplayOptions): Promise<number> {
 const MARK = { allow: '+', ask: '?', deny: '✗', refused: '✗' } as const
 
 function human(call: ReplayedCall): string {
-  const lines = [`${MARK[call.after.kind]} ${visible(`${call.name} [${call.callId}] ${describeVerdict(call.before, true)} → ${describeVerdict(call.after, false)}`)}${call.breaking ? '  (it ran)' : ''}`]
+  const head = call.changed ? `${describeVerdict(call.before, true)} → ${describeVerdict(call.after, false)}` : `${describeVerdict(call.after, false)}, as recorded`
+  const lines = [`${call.changed ? MARK[call.after.kind] : '='} ${visible(`${clip(call.name, 128)} [${clip(call.callId, 128)}] ${head}`)}${call.breaking ? '  (it ran)' : ''}`]
   lines.push(`    ${visible(truncate(JSON.stringify(call.arguments) ?? 'null', 160))}`)
-  for (const note of call.notJudged ?? []) lines.push(`  ! ${visible(`${note.plugin} could not judge in a dry run: ${note.why}`)}`)
+  for (const note of call.notJudged ?? []) lines.push(`  ! ${visible(`${note.plugin} could not judge in a dry run: ${clip(note.why)}`)}`)
   return lines.join('\n')
 }
 
@@ -63,7 +66,8 @@ function summarize(calls: ReplayedCall[]) {
   const nowDenied = changed.filter((c) => c.breaking).length
   const nowAllowed = changed.filter((c) => c.after.kind === 'allow').length
   const nowAsked = changed.filter((c) => c.after.kind === 'ask').length
-  return { calls: calls.length, unchanged: calls.length - changed.length, changed: changed.length, nowDenied, nowAllowed, nowAsked, otherChanges: changed.length - nowDenied - nowAllowed - nowAsked }
+  const notFullyJudged = calls.filter((c) => c.notJudged).length
+  return { calls: calls.length, unchanged: calls.length - changed.length, changed: changed.length, nowDenied, nowAllowed, nowAsked, otherChanges: changed.length - nowDenied - nowAllowed - nowAsked, notFullyJudged }
 }
 
 function truncate(text: string, max: number) {
