@@ -1,4 +1,4 @@
-import { resolve } from 'node:path'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import type { Plugin } from 'cordis'
 import { z } from 'zod'
 import Tools, { strictConfig } from '@dshkit/tools'
@@ -118,6 +118,31 @@ function hideGrants<C extends Record<string, any>>(config: C): C {
   return { ...config, 'fs-sandbox': { ...sandbox, deny: [...sandbox.deny, GRANTS_GLOB] } }
 }
 
+/**
+ * A grants file the tools could write is a way for the model to approve itself: inside a writable sandbox root it must sit
+ * under a `.dshkit` folder (denied to the tools, hidden whole from the shell; a denied file alone could be swapped with its folder).
+ */
+function refuseWritableGrants(config: Record<string, any>, ctx: z.RefinementCtx) {
+  const grants = config['user-approval'] && config['user-approval'].grants
+  const sandbox = config['fs-sandbox'] || (config['shell-sandbox'] ? FsSandbox.Config.parse(undefined) : undefined)
+  if (typeof grants !== 'string' || !sandbox) return
+  const file = resolve(grants)
+  const under = (folder: string) => {
+    const rel = relative(resolve(folder), file)
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : undefined
+  }
+  if (sandbox.readOnlyRoots.some((folder: string) => under(folder) !== undefined)) return
+  for (const root of sandbox.roots as string[]) {
+    const rel = under(root)
+    if (rel === undefined || rel.split(sep).slice(0, -1).includes(GRANTS_DIR)) continue
+    ctx.addIssue({
+      code: 'custom', path: ['user-approval', 'grants'],
+      message: `${file} lies in the sandbox root ${resolve(root)}, where the model's tools could write a grant for themselves; put it under a ${GRANTS_DIR} folder (e.g. ${join(resolve(root), GRANTS_DIR, 'grants.json')}, the default), in a read-only root, or outside the roots`,
+    })
+    return
+  }
+}
+
 /** One shell provider, chosen on purpose; and the sandbox's rules live in one place (fs-sandbox). */
 function refuseShellMistakes(raw: unknown, ctx: z.RefinementCtx) {
   if (!isObject(raw)) return
@@ -221,4 +246,5 @@ export const Config: z.ZodType<DshBaseConfig, DshBaseConfigInput> = z.unknown()
   .pipe(Shape)
   .transform(hideGrants)
   .transform(oneShell)
-  .transform(leaveOutReplacedDefaults) as any
+  .transform(leaveOutReplacedDefaults)
+  .superRefine(refuseWritableGrants) as any
