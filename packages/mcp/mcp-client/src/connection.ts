@@ -12,6 +12,8 @@ export type ServerState = 'starting' | 'ready' | 'restarting' | 'down' | 'closed
 const MAX_PAGES = 100
 const MAX_TOOLS = 2_000
 const STDERR_LOGGED = 50
+/** How long a server must stay up before its restart count (and backoff) starts over: a server that flaps is a crash loop too. */
+export const STABLE_MS = 10_000
 
 export interface ConnectionEvents {
   /** The server's whole tool list, after each (re)connect and each `notifications/tools/list_changed`. */
@@ -28,6 +30,7 @@ export class ServerConnection {
   private client: Client | undefined
   private transport: Transport | undefined
   private attempts = 0
+  private upSince = 0
   private timer: ReturnType<typeof setTimeout> | undefined
   private readonly waiters = new Set<() => void>()
   private refreshing: Promise<void> | undefined
@@ -79,7 +82,7 @@ export class ServerConnection {
       this.client = client
       this.state = 'ready'
       this.problem = undefined
-      this.attempts = 0
+      this.upSince = Date.now()
       this.events.tools(tools)
       this.wake()
     } catch (error) {
@@ -97,6 +100,7 @@ export class ServerConnection {
   private lost(client: Client, transport: Transport) {
     if (client !== this.client || this.state === 'closed') return
     this.client = undefined
+    if (Date.now() - this.upSince >= STABLE_MS) this.attempts = 0
     const exit = transport instanceof StdioTransport ? transport.exit : undefined
     this.problem = `${exit ?? 'closed the connection'}${stderrOf(transport)}`
     this.events.log('error', `${this.label()} ${this.problem}; restarting it`)

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { Config } from '@dshkit/mcp-client'
-import { cleanup } from '@dshkit/testing'
+import { cleanup, eventually } from '@dshkit/testing'
 import { bootMcp, fixture, textOf } from './helpers.js'
 
 const messages = (input: unknown) => {
@@ -56,4 +56,16 @@ describe('attack: a huge tools/list', () => {
     expect(textOf(await call('mcp__big__t7'))).toBe('called t7')
     await cleanup()
   }, 60_000)
+})
+
+describe('attack: a server that flaps', () => {
+  it('one that exits right after every successful start still runs out of restart.maxAttempts (backoff resets only once it stayed up)', async () => {
+    const flapping = fixture('flood', { FLOOD_TOOLS: '1', EXIT_AFTER_LIST_MS: '30' }, { restart: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 40 } })
+    const { ctx } = await bootMcp({ servers: { flap: flapping } })
+    // Before the fix each successful start zeroed the count: restarted every ~30 ms for ever, never `down`.
+    await eventually(() => expect(ctx.mcpClient.status()[0].state).toBe('down'), { timeoutMs: 15_000 })
+    expect(ctx.mcpClient.status()[0].restarts).toBe(3)
+    expect(ctx.mcpClient.status()[0].problem).toContain('exited with code 7')
+    await cleanup()
+  }, 30_000)
 })
