@@ -8,6 +8,7 @@ import Loader from '@cordisjs/plugin-loader'
 import { parseDocument } from 'yaml'
 import { z } from 'zod'
 import { strictConfig } from '@dshkit/tools'
+import { fillPolicyFile } from './policy-file.js'
 import { allFibers, failureOf, isPluginStartError, oneLine as message, settleFibers } from './fibers.js'
 
 /** One `cordis.yml` entry, as the cordis loader takes it; a misspelled key (`confg:`) is refused, not ignored. */
@@ -38,7 +39,10 @@ export class BootError extends Error {
   }
 }
 
-/** Reads and parses a `cordis.yml`: a list of entries, or a mapping with a `plugins` list. Throws one line. */
+/**
+ * Reads and parses a `cordis.yml`: a list of entries, or a mapping with a `plugins` list. Throws one line.
+ * A permission-policy config written in it gets `file: <its absolute path>` (unless it sets one), for the trace.
+ */
 export async function readConfigFile(file: string): Promise<{ entries: unknown[]; baseDir: string }> {
   const path = resolve(file)
   // A device, FIFO or directory could block or never end, and a config past 4 MiB is a mistake: refuse, one line.
@@ -83,11 +87,11 @@ export async function readConfigFile(file: string): Promise<{ entries: unknown[]
     throw new Error(`${file}:${before.length}:${before.at(-1)!.length + 1}: not valid YAML: ${error.message.split('\n')[0]}`)
   }
   const data: unknown = doc.toJS() ?? []
-  if (Array.isArray(data)) return { entries: data, baseDir: dirname(path) }
+  if (Array.isArray(data)) return { entries: fillPolicyFile(data, path), baseDir: dirname(path) }
   if (typeof data !== 'object') throw new Error(`${file}: expected a list of plugin entries, or a mapping with a "plugins" list`)
   const shape = FileMapping.safeParse(data)
   if (!shape.success) throw new Error(`${file}: ${describeIssues(shape.error.issues)}`)
-  return { entries: shape.data.plugins, baseDir: dirname(path) }
+  return { entries: fillPolicyFile(shape.data.plugins, path), baseDir: dirname(path) }
 }
 
 /**
