@@ -53,6 +53,14 @@ export class SessionService extends Service {
     this.ready = this.open()
     this.tail = this.gate = this.ready.catch(noop)
     ctx.effect(() => () => this.close(), 'session store')
+    // Called through `ctx.session`, a method gets cordis's service proxy as `this`, and every `this.x` read on the
+    // append path would go through it; bound once to the service itself, they are plain reads. None reads `this.ctx`.
+    this.append = this.append.bind(this)
+    this.flush = this.flush.bind(this)
+    this.events = this.events.bind(this)
+    this.refused = this.refused.bind(this)
+    this.recorded = this.recorded.bind(this)
+    this.pendingCalls = this.pendingCalls.bind(this)
   }
 
   /** Validates, then records the event; resolves with the stored (frozen) event once it is durable. */
