@@ -38,26 +38,31 @@ export interface RecordedCall {
   answered?: 'allow' | 'deny'
 }
 
-/** Every `tool/call` in log order with its result and whether approval was asked. */
+/**
+ * Every `tool/call` in log order with its result and whether approval was asked. Result and approval
+ * events go with the latest call of their callId, so a callId the model reuses (`call_0` every turn)
+ * does not lend one call's ask to another.
+ */
 export function recordedCalls(events: readonly SessionEvent[]): RecordedCall[] {
   const calls: RecordedCall[] = []
   const byId = new Map<string, RecordedCall>()
-  const asked = new Set<string>()
-  const answered = new Map<string, 'allow' | 'deny'>()
+  // Approval events written before their call (a store that interleaves appends) wait for it.
+  const early = new Map<string, { asked: boolean; answered?: 'allow' | 'deny' }>()
   for (const event of events) {
     if (event.type === 'tool/call') {
-      const entry: RecordedCall = { call: event, asked: false }
+      const entry: RecordedCall = { asked: false, ...early.get(event.callId), call: event }
+      early.delete(event.callId)
       calls.push(entry)
       byId.set(event.callId, entry)
     } else if (event.type === 'tool/result') {
       const entry = byId.get(event.callId)
       if (entry && !entry.result) entry.result = event
-    } else if (event.type === 'approval/requested') asked.add(event.callId)
-    else if (event.type === 'approval/answered') answered.set(event.callId, event.decision)
-  }
-  for (const entry of calls) {
-    entry.asked = asked.has(entry.call.callId)
-    entry.answered = answered.get(entry.call.callId)
+    } else if (event.type === 'approval/requested' || event.type === 'approval/answered') {
+      let entry: { asked: boolean; answered?: 'allow' | 'deny' } | undefined = byId.get(event.callId)
+      if (!entry) early.set(event.callId, entry = early.get(event.callId) ?? { asked: false })
+      if (event.type === 'approval/requested') entry.asked = true
+      else entry.answered = event.decision
+    }
   }
   return calls
 }
@@ -93,7 +98,11 @@ export function judgedVerdict(judgement: Judgement): Verdict {
     return entry ? ruleOf(entry.detail) : undefined
   }
   switch (decision.kind) {
-    case 'allow': return { kind: 'allow' }
+    case 'allow': {
+      // Asked, and answered without anyone (a stored grant): what the log shows as an approved ask.
+      const asker = judgement.trace.find((entry) => entry.decision === 'ask' && entry.phase !== 'approval')
+      return asker ? { kind: 'ask', source: asker.plugin, rule: ruleOf(asker.detail) } : { kind: 'allow' }
+    }
     case 'ask': return { kind: 'ask', source: decision.source, reason: decision.reason, rule: ruleBy(decision.source, ['ask']) }
     case 'deny': {
       if (REGISTRY_CODES.has(decision.code)) return { kind: 'refused', code: decision.code, source: decision.source, reason: decision.reason }

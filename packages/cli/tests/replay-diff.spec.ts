@@ -49,6 +49,21 @@ describe('what changes', () => {
     expect(compare(denied, judged({ kind: 'allow' }))).toMatchObject({ changed: true, breaking: false })
   })
 
+  it('a callId reused every turn: an ask on one call is not lent to another (attack)', () => {
+    const asked = { type: 'approval/requested', requestId: 'q', callId: 'call_0', tool: 'fs_write', argumentsHash: 'h', summary: 's', source: 'permission-policy', time: t }
+    const answered = { type: 'approval/answered', requestId: 'q', callId: 'call_0', decision: 'allow', by: 'responder', time: t }
+    const calls = recordedCalls([call('call_0'), result('call_0'), call('call_0', 'fs_write'), asked, answered, result('call_0')] as any)
+    expect(calls.map((c) => [c.call.name, c.asked, c.answered])).toEqual([['fs_read', false, undefined], ['fs_write', true, 'allow']])
+    expect(compare(calls[0], judged({ kind: 'allow' }))).toMatchObject({ changed: false, before: { kind: 'allow' } })
+  })
+
+  it('an ask a stored grant would answer is the approved ask the log shows, not a change (attack)', () => {
+    const ask = [{ phase: 'guard', plugin: 'permission-policy', decision: 'ask' }, { phase: 'approval', plugin: 'approval', decision: 'allow' }]
+    const approved = recorded([call('c'), result('c', undefined, { trace: ask })])
+    const granted: Judgement = { ...judged({ kind: 'allow' }), trace: ask }
+    expect(compare(approved, granted)).toMatchObject({ changed: false, before: { kind: 'ask', ran: true }, after: { kind: 'ask', source: 'permission-policy' } })
+  })
+
   it('a callId used twice: each result goes with the call recorded before it', () => {
     const calls = recordedCalls([call('c'), result('c'), call('c'), result('c', { code: 'DENIED', source: 'x' })] as any)
     expect(calls.map((c) => c.result?.isError)).toEqual([false, true])
