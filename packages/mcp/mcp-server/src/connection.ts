@@ -3,7 +3,7 @@ import type { Context } from 'cordis'
 import type { ToolExecutionResult, ToolRuntime } from '@dshkit/tools'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { Config } from './config.js'
 import { elicitationResponder, type CallOrigin } from './elicit.js'
 import { toCallToolResult } from './result.js'
@@ -21,6 +21,8 @@ interface Approval {
   respond?(responder: (request: any, signal: AbortSignal) => unknown): () => void
 }
 
+const SETTLE_MS = 5000
+
 /** One MCP client: an SDK `Server` on one transport, serving the registry through the pipeline. */
 export class McpConnection {
   readonly server: Server
@@ -31,8 +33,12 @@ export class McpConnection {
   private held: false | 'held' | 'changed' = false
   /** Calls whose arguments as sent carry a `__proto__` key the SDK's schema dropped (see raw.ts). */
   private readonly rawArguments = new Map<RequestId, Record<string, unknown>>()
+  /** Request ids the client has in flight: a request reusing one is refused (see `guardRequestIds`). */
+  private readonly inFlight = new Set<RequestId>()
+  /** Calls still running, so closing waits until each one's result is recorded. */
+  private readonly running = new Set<Promise<unknown>>()
   private closedResolve!: () => void
-  /** Resolves once the transport closed (client gone, or `close()`); every call in flight was aborted. */
+  /** Resolves once the transport closed (client gone, or `close()`), every call in flight was aborted and has settled. */
   readonly closed = new Promise<void>((resolve) => (this.closedResolve = resolve))
 
   constructor(private readonly ctx: Context, config: Config, readonly label: string, private readonly services: Services) {
@@ -51,8 +57,13 @@ export class McpConnection {
       this.calls.set(callId, { requestId: extra.requestId })
       try {
         // The SDK aborts this signal on notifications/cancelled and when the transport closes.
-        const result = await this.execute(callId, name, args, extra.signal)
-        return toCallToolResult(callId, result)
+        const running = this.execute(callId, name, args, extra.signal)
+        this.running.add(running)
+        try {
+          return toCallToolResult(callId, await running)
+        } finally {
+          this.running.delete(running)
+        }
       } finally {
         this.calls.delete(callId)
       }
@@ -65,7 +76,8 @@ export class McpConnection {
     }
     server.onclose = () => {
       for (const dispose of this.disposers.splice(0)) dispose()
-      this.closedResolve()
+      this.inFlight.clear()
+      void this.settled().then(this.closedResolve)
     }
     server.onerror = (error) => ctx.logger('mcp-server').warn(`${label}: ${error.message}`)
   }
@@ -93,7 +105,51 @@ export class McpConnection {
 
   connect(transport: Transport): Promise<void> {
     this.transport = transport
+    // The SDK sets onmessage, then starts the transport: the guard goes in between, before any message.
+    const start = transport.start.bind(transport)
+    transport.start = () => (this.guardRequestIds(transport), start())
     return this.server.connect(transport)
+  }
+
+  /** Whether a request with this id is still being answered (a new one must not reuse it). */
+  isInFlight(id: RequestId): boolean {
+    return this.inFlight.has(id)
+  }
+
+  /**
+   * The SDK keys a request's abort controller by its id: a second request with the id of one in flight
+   * would replace it, and the first call could then be neither cancelled nor aborted when the client
+   * leaves (its process would outlive the connection). Such a request is refused instead (-32600).
+   */
+  private guardRequestIds(transport: Transport) {
+    const dispatch = transport.onmessage
+    const send = transport.send.bind(transport)
+    transport.onmessage = (message, extra) => {
+      const m = message as { id?: RequestId; method?: string; params?: { requestId?: RequestId } }
+      if (m.method !== undefined && m.id !== undefined) {
+        if (this.inFlight.has(m.id)) {
+          return void send({ jsonrpc: '2.0', id: m.id, error: { code: -32600, message: `Invalid Request: id ${JSON.stringify(m.id)} belongs to a request still in flight; use a new id` } }).catch(() => {})
+        }
+        this.inFlight.add(m.id)
+      }
+      dispatch?.(message, extra)
+      // A cancelled request gets no response: its id is free again (its call was aborted).
+      if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined) this.inFlight.delete(m.params.requestId)
+    }
+    transport.send = (message: JSONRPCMessage, options) => {
+      const m = message as { id?: RequestId; method?: string }
+      if (m.method === undefined && m.id !== undefined) this.inFlight.delete(m.id)
+      return send(message, options)
+    }
+  }
+
+  /** Every call still running has settled (they were aborted), or 5 s passed: a tool that ignores its signal cannot hold a shutdown. */
+  private async settled(): Promise<void> {
+    if (!this.running.size) return
+    let timer: NodeJS.Timeout | undefined
+    const patience = new Promise<void>((resolve) => (timer = setTimeout(resolve, SETTLE_MS)))
+    await Promise.race([Promise.allSettled([...this.running]), patience])
+    clearTimeout(timer)
   }
 
   /** Tells the client the tool list changed (ignored before it initialized or after it left). */
@@ -114,8 +170,10 @@ export class McpConnection {
     if (changed) this.toolsChanged()
   }
 
-  close(): Promise<void> {
-    return this.server.close()
+  /** Closes the transport, aborting the calls in flight, and resolves once they settled (their results are recorded). */
+  async close(): Promise<void> {
+    await this.server.close()
+    await this.settled()
   }
 }
 

@@ -29,6 +29,8 @@ interface Session {
   /** Requests (a call's POST, the GET stream) still open: while any is, the client is there. */
   open: number
   idle?: NodeJS.Timeout
+  /** Request ids of this session's open POSTs: a request reusing one would take over its stream and its cancellation. */
+  ids: Map<string | number, ServerResponse>
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -76,6 +78,10 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
       if (typeof read === 'string') return refuse(res, read === 'too large' ? 413 : 400, read === 'too large' ? `request body over ${MAX_BODY_BYTES} bytes` : 'Parse error: the body is not JSON')
       body = read.value
     }
+    const ids = requestIds(body)
+    const reused = (taken: Map<string | number, unknown>) => ids.find((id, i) => ids.indexOf(id) !== i || taken.has(id))
+    const inBatch = reused(new Map())
+    if (inBatch !== undefined) return refuse(res, 409, `request id ${JSON.stringify(inBatch)} appears twice in this batch; give each request its own id`)
     const sessionId = req.headers['mcp-session-id']
     let session = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined
     if (!session) {
@@ -86,7 +92,7 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => void sessions.set(id, created),
       })
-      const created: Session = { transport, connection, open: 0 }
+      const created: Session = { transport, connection, open: 0, ids: new Map() }
       // Notifications of this session travel on its GET stream; until the client opens it they wait.
       connection.holdNotifications()
       connection.closed.then(() => {
@@ -96,12 +102,18 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
       await connection.connect(transport)
       session = created
     }
+    const inFlight = reused(session.ids)
+    if (inFlight !== undefined) return refuse(res, 409, `request id ${JSON.stringify(inFlight)} belongs to a request still in flight in this session; use a new id`)
+    for (const id of ids) session.ids.set(id, res)
+    // A cancelled request gets no response, so its POST may stay open: its id is free again.
+    for (const id of cancelledIds(body)) session.ids.delete(id)
     // A client that hangs up on a POST (closes its stream) cancels the calls that POST carried.
     const current = session
     current.open++
     clearTimeout(current.idle)
     res.once('close', () => {
-      if (!res.writableFinished) for (const id of requestIds(body)) current.connection.abortRequest(id, 'the MCP client disconnected')
+      if (!res.writableFinished) for (const id of ids) current.connection.abortRequest(id, 'the MCP client disconnected')
+      for (const id of ids) if (current.ids.get(id) === res) current.ids.delete(id)
       // A session with nothing open for idleSessionMs is a client that left without DELETE.
       if (--current.open === 0) current.idle = setTimeout(() => void current.connection.close(), http.idleSessionMs).unref()
     })
@@ -154,6 +166,14 @@ function isInitialize(body: unknown): boolean {
 function requestIds(body: unknown): (string | number)[] {
   const messages = Array.isArray(body) ? body : [body]
   return messages.flatMap((m) => typeof m === 'object' && m !== null && 'id' in m && 'method' in m && (typeof m.id === 'string' || typeof m.id === 'number') ? [m.id] : [])
+}
+
+function cancelledIds(body: unknown): (string | number)[] {
+  const messages = Array.isArray(body) ? body : [body]
+  return messages.flatMap((m) => {
+    const id = m?.method === 'notifications/cancelled' ? m.params?.requestId : undefined
+    return typeof id === 'string' || typeof id === 'number' ? [id] : []
+  })
 }
 
 async function readBody(req: IncomingMessage): Promise<{ value: unknown } | 'too large' | 'not json'> {
