@@ -10,6 +10,7 @@ import FsSandbox from '@dshkit/fs-sandbox'
 import ToolFs from '@dshkit/tool-fs'
 import FsCheckpoint from '@dshkit/fs-checkpoint'
 import PermissionPolicy from '@dshkit/permission-policy'
+import { recordGlobs } from './record-files.js'
 import UserApproval from '@dshkit/user-approval'
 import ApprovalWeb from '@dshkit/approval-web'
 import TimeoutPolicy from '@dshkit/timeout-policy'
@@ -71,17 +72,19 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   plug(providers.session)
   if (jsonl) use(SessionStoreJsonl, { ...jsonl, path: config.log ?? jsonl.path })
   else use(Session, config.session)
-  plug(providers.fs)
-  use(FsLocal, config['fs-local'])
-  use(FsSandbox, config['fs-sandbox'])
-  use(ToolFs, config['tool-fs'])
   // Before-images of the files tool-fs changes, beside the session log (or in the dir you name); `false` leaves it out.
   const checkpoints = config['fs-checkpoint']
   const checkpointDir = checkpoints && (checkpoints.dir ?? (jsonl ? `${config.log ?? jsonl.path}.checkpoints` : undefined))
+  // The log and the before-images are the record of what the agent did: denied to its file tools and hidden from its shell.
+  const rules = sharedRules(config, recordGlobs(jsonl ? config.log ?? jsonl.path : undefined, checkpointDir || undefined))
+  plug(providers.fs)
+  use(FsLocal, config['fs-local'])
+  use(FsSandbox, config['fs-sandbox'] && { ...config['fs-sandbox'], deny: rules.deny })
+  use(ToolFs, config['tool-fs'])
   // A rewind touches only files under the roots the tools may write (a forged log could name any path).
-  if (checkpoints && checkpointDir) use(FsCheckpoint, { roots: sharedRules(config).roots, ...checkpoints, dir: checkpointDir })
+  if (checkpoints && checkpointDir) use(FsCheckpoint, { roots: rules.roots, ...checkpoints, dir: checkpointDir })
   plug(providers.shell)
-  use(ShellSandbox, config['shell-sandbox'] && { ...sharedRules(config), ...config['shell-sandbox'] })
+  use(ShellSandbox, config['shell-sandbox'] && { ...rules, ...config['shell-sandbox'] })
   use(ShellLocal, config['shell-local'] ?? false)
   // Off (false) when no shell is: the tool would wait for ctx.shell forever.
   use(ToolShell, config['tool-shell'])
@@ -112,10 +115,10 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   if (grants && config['shell-sandbox']) await mkdir(dirname(grants), { recursive: true, mode: 0o700 }).catch(() => {})
 }
 
-/** shell-sandbox confines by fs-sandbox's roots, read-only roots and deny globs (its defaults when fs-sandbox is off). */
-function sharedRules(config: ReturnType<typeof Config.parse>) {
+/** shell-sandbox confines by fs-sandbox's roots, read-only roots and deny globs (its defaults when fs-sandbox is off), plus `extraDeny`. */
+function sharedRules(config: ReturnType<typeof Config.parse>, extraDeny: string[]) {
   const { roots, readOnlyRoots, deny } = config['fs-sandbox'] || FsSandbox.Config.parse(undefined)
-  return { roots, readOnlyRoots, deny }
+  return { roots, readOnlyRoots, deny: [...deny, ...extraDeny.filter((glob) => !deny.includes(glob))] }
 }
 
 /** A plugin that cannot start fails dsh-base (cordis then disposes the rest): never a half-protected runtime. */

@@ -57,3 +57,21 @@ test('ctx.checkpoints rewinds only files under fs-sandbox\'s roots: a forged int
   await ctx.checkpoints.apply(plan, { force: true })
   expect(await readFile(join(dir, 'victim.txt'), 'utf8')).toBe('keep\n')
 })
+
+test('a session log inside the sandbox root: the file tools cannot rewrite it, its lock, or its before-images', async () => {
+  await mkdir(join(dir, 'ws'))
+  await ctx.plugin(DshBase, base({ log: join(dir, 'ws', 'session.jsonl') }))
+  const { results } = await ctx.loop.executeToolCalls([
+    { callId: 'c1', name: 'fs_write', arguments: { path: 'session.jsonl', content: '' } },
+    { callId: 'c2', name: 'fs_write', arguments: { path: 'session.jsonl.checkpoints/objects/x', content: 'x' } },
+    { callId: 'c3', name: 'fs_write', arguments: { path: 'session.jsonl.lock', content: '1' } },
+    { callId: 'c4', name: 'fs_write', arguments: { path: 'a.txt', content: 'fine' } },
+    { callId: 'c5', name: 'shell', arguments: { command: ': > session.jsonl; rm -rf session.jsonl.checkpoints; ls' } },
+  ])
+  expect(results.map((r) => r.isError)).toEqual([true, true, true, false, false])
+  expect(results[4].content[0]).toMatchObject({ text: expect.stringContaining('session.jsonl: Read-only file system') }) // the shell cannot either
+  expect(results[0].content[0]).toMatchObject({ text: expect.stringMatching(/denied write to "session\.jsonl".*deny rule/) })
+  const log = await readFile(join(dir, 'ws', 'session.jsonl'), 'utf8')
+  expect(log).toContain('"callId":"c4"')
+  expect(log).toContain('"callId":"c5"')
+})
