@@ -1,4 +1,5 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { escapeControls } from '@dshkit/tools'
 
 /** A failed MCP call, said in one line; `kind` lets the plugin report a timeout as TOOL_TIMEOUT. */
 export class McpCallError extends Error {
@@ -43,4 +44,5 @@ function zodSummary(error: { issues: { path: PropertyKey[]; message: string }[] 
   return error.issues.slice(0, 3).map((issue) => `${issue.path.map(String).join('.') || '(result)'}: ${issue.message}`).join('; ')
 }
 
-export const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 500)
+// What a server wrote, made one line and safe to print: its escape sequences and bidi marks are shown escaped.
+export const oneLine = (text: string) => escapeControls(text.replace(/\s+/g, ' ').trim()).slice(0, 500)

@@ -1,5 +1,5 @@
 import { Context, Service, type Logger } from 'cordis'
-import { closestKey } from '@dshkit/tools'
+import { closestKey, escapeControls } from '@dshkit/tools'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Config, ServerConfig } from './config.js'
 import { ServerConnection, type ServerState } from './connection.js'
@@ -40,7 +40,7 @@ export class McpClientService extends Service {
       const entry = { tools: {}, skipped: {}, unregister: [] as (() => void)[], connection: undefined as unknown as ServerConnection }
       entry.connection = new ServerConnection(name, server, {
         tools: (tools) => this.sync(name, server, tools),
-        log: (level, message) => this.logger[level](message),
+        log: (level, message) => this.logger[level](escapeControls(message)),
       })
       this.servers.set(name, entry)
     }
@@ -82,14 +82,14 @@ export class McpClientService extends Service {
         taken.add(name)
       } catch (error) {
         entry.skipped[tool.name] = (error as Error).message
-        this.logger.warn(`MCP server "${server}": tool ${JSON.stringify(tool.name)} could not be registered: ${(error as Error).message}`)
+        this.logger.warn(escapeControls(`MCP server "${server}": tool ${JSON.stringify(tool.name)} could not be registered: ${(error as Error).message}`))
       }
     }
     for (const key of ['enabled', 'disabled'] as const) {
       for (const wanted of config[key] ?? []) {
         if (listed.has(wanted)) continue
         const hint = closestKey(wanted, tools.map((tool) => tool.name))
-        this.logger.warn(`MCP server "${server}": ${key} names ${JSON.stringify(wanted)}, which the server does not list${hint ? `; did you mean ${JSON.stringify(hint)}?` : ''}`)
+        this.logger.warn(escapeControls(`MCP server "${server}": ${key} names ${JSON.stringify(wanted)}, which the server does not list${hint ? `; did you mean ${JSON.stringify(hint)}?` : ''}`))
       }
     }
     this.logger.info(`MCP server "${server}": ${Object.keys(entry.tools).length} tool(s) registered${Object.keys(entry.skipped).length ? `, ${Object.keys(entry.skipped).length} left out` : ''}`)

@@ -69,3 +69,17 @@ describe('attack: a server that flaps', () => {
     await cleanup()
   }, 30_000)
 })
+
+describe('attack: what a server writes cannot repaint the terminal', () => {
+  it('escape sequences, C1 controls and bidi overrides in its stderr are logged, and kept in status().problem, escaped', async () => {
+    const hostile = 'boom \x1b[2J\x1b]0;pwned\x07 \x9b31m \u202eexe.txt'
+    const server = fixture('flood', { FLOOD_TOOLS: '1', EXIT_AFTER_LIST_MS: '200', STDERR_TEXT: hostile }, { restart: { maxAttempts: 0 } })
+    const { ctx, logs } = await bootMcp({ servers: { loud: server } })
+    await eventually(() => expect(ctx.mcpClient.status()[0].state).toBe('down'))
+    const shown = [...logs.map((line) => line.text), ctx.mcpClient.status()[0].problem!]
+    expect(shown.filter((text) => text.includes('boom'))).toHaveLength(4)
+    for (const text of shown) expect(text).not.toMatch(/[\x1b\x07\x9b\u202e]/)
+    expect(ctx.mcpClient.status()[0].problem).toContain('boom \\x1b[2J\\x1b]0;pwned\\x07 \\x9b31m \\u202eexe.txt')
+    await cleanup()
+  }, 30_000)
+})
