@@ -91,7 +91,8 @@ export class McpConnection {
 
   /** The transport saw this call's arguments carry a `__proto__` key: the call gets them as sent, and the registry refuses them. */
   noteRawArguments(id: RequestId, args: Record<string, unknown>): void {
-    this.rawArguments.set(id, args)
+    // An id in flight: this request is about to be refused, and must not hand its arguments to the call that owns the id.
+    if (!this.inFlight.has(id)) this.rawArguments.set(id, args)
   }
 
   /**
@@ -109,11 +110,6 @@ export class McpConnection {
     const start = transport.start.bind(transport)
     transport.start = () => (this.guardRequestIds(transport), start())
     return this.server.connect(transport)
-  }
-
-  /** Whether a request with this id is still being answered (a new one must not reuse it). */
-  isInFlight(id: RequestId): boolean {
-    return this.inFlight.has(id)
   }
 
   /**
@@ -138,7 +134,11 @@ export class McpConnection {
     }
     transport.send = (message: JSONRPCMessage, options) => {
       const m = message as { id?: RequestId; method?: string }
-      if (m.method === undefined && m.id !== undefined) this.inFlight.delete(m.id)
+      if (m.method === undefined && m.id !== undefined) {
+        this.inFlight.delete(m.id)
+        // Answered without reaching the handler (e.g. params the SDK refused): its raw arguments must not wait for the id's next use.
+        this.rawArguments.delete(m.id)
+      }
       return send(message, options)
     }
   }

@@ -95,3 +95,22 @@ test('HTTP: a POST reusing the id of a call in flight in its session (or twice i
   expect(reused.body).toContain('again')
   void first
 })
+
+test('a __proto__-keyed request reusing an in-flight id is refused without handing its arguments to the call that owns the id', async () => {
+  const { lines, stdin } = await stdioPair()
+  stdin.write(JSON.stringify(call(7, 'echo', { text: 'mine' })) + '\n' + '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"__proto__":{"text":"theirs"}}}}\n')
+  await eventually(() => expect(lines()).toHaveLength(3))
+  const [refused, answered] = [lines().find((l) => l.error), lines().find((l) => l.id === 7 && l.result)]
+  expect(refused).toMatchObject({ id: 7, error: { code: -32600 } })
+  expect(answered.result).toMatchObject({ isError: false, content: [{ text: 'mine' }] })
+})
+
+test('a __proto__-keyed call the SDK refuses (no tool name) leaves nothing behind for the next request with its id', async () => {
+  const { lines, stdin, send } = await stdioPair()
+  stdin.write('{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"arguments":{"__proto__":{"x":1}}}}\n')
+  await eventually(() => expect(lines()).toHaveLength(2))
+  expect(lines()[1]).toMatchObject({ id: 8, error: {} })
+  send(call(8, 'echo', { text: 'clean' }))
+  await eventually(() => expect(lines()).toHaveLength(3))
+  expect(lines()[2].result).toMatchObject({ isError: false, content: [{ text: 'clean' }] })
+})
