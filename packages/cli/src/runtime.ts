@@ -30,11 +30,13 @@ const logPatches: Record<string, Patch> = {
 }
 
 const SESSION_STORES = ['@dshkit/session-store-jsonl', '@dshkit/session-store-postgres']
+/** Left out when only judging: they answer asks (never sent in a dry run) and hold a port a live run may be using. */
+const RESPONDERS = ['@dshkit/approval-web']
 
-/** dsh-base without its log, session store or session provider: the memory store keeps nothing on disk. */
+/** dsh-base without its log, session store, session provider or approval page: nothing on disk, no port held. */
 function withoutStore(config: any) {
   if (!config || typeof config !== 'object') return config
-  const { log: _log, 'session-store-jsonl': _store, ...rest } = config
+  const { log: _log, 'session-store-jsonl': _store, 'approval-web': _page, ...rest } = config
   if (rest.providers?.session) rest.providers = { ...rest.providers, session: undefined }
   return rest
 }
@@ -80,7 +82,7 @@ export async function bootRuntime(options: BootOptions) {
   } else {
     options = { ...options, root: options.root ?? process.cwd() }
   }
-  if (options.memoryOnly) entries = entries.filter((entry: any) => !SESSION_STORES.includes(entry?.name))
+  if (options.memoryOnly) entries = entries.filter((entry: any) => !SESSION_STORES.includes(entry?.name) && !RESPONDERS.includes(entry?.name))
   if (options.approve === 'web' && !entries.some((entry: any) => ['@dshkit/dsh-base', '@dshkit/approval-web'].includes(entry?.name))) {
     throw new BootError(`--approve web needs @dshkit/dsh-base in ${source.label} (or an @dshkit/approval-web entry)`)
   }

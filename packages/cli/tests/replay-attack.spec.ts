@@ -1,4 +1,5 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cleanup, tempDir } from '@dshkit/testing'
@@ -89,4 +90,23 @@ it('replay --json names a torn last line instead of dropping it silently (attack
   const { code, stdout } = await dshkit(['replay', log, '--config', join(dir, 'plain.yml'), '--root', root, '--json'])
   expect(code).toBe(0)
   expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toMatchObject({ type: 'summary', calls: 1, tornLine: 3 })
+})
+
+it("a config with the approval page on a fixed port judges while a live run holds that port; no page is served (attack)", { timeout: 60_000 }, async () => {
+  // The live `dshkit run --approve web` of the session being replayed: it has the port.
+  const live = createServer()
+  await new Promise<void>((resolve) => live.listen(0, '127.0.0.1', resolve))
+  try {
+    const port = (live.address() as { port: number }).port
+    const config = join(dir, 'web.yml')
+    await writeFile(config, ['plugins:', "  - name: '@dshkit/dsh-base'", '    config:', '      tools: { trace: true }', `      approval-web: { port: ${port} }`].join('\n') + '\n')
+    const replayed = await dshkit(['replay', join(dir, 'session.jsonl'), '--config', config, '--root', root])
+    expect([replayed.code, replayed.stderr]).toEqual([0, ''])
+    expect(replayed.stdout).toContain('2 unchanged')
+    const explained = await dshkit(['explain', join(dir, 'calls.jsonl'), '--config', config, '--root', root])
+    expect(explained.code, explained.stderr).toBe(0)
+    expect(explained.stderr).not.toMatch(/approval-web/)
+  } finally {
+    await new Promise((resolve) => live.close(resolve))
+  }
 })
