@@ -74,6 +74,9 @@ async function movedFolder(path: string): Promise<string | undefined> {
  */
 export async function restoreFile(path: string, bytes: Uint8Array, mode?: number): Promise<void> {
   const dir = nodePath.dirname(path)
+  // Checked before mkdir too: a swapped-in symlink must not get folders made through it, outside the workspace.
+  const swapped = await movedFolder(path)
+  if (swapped) throw new Error(swapped)
   await mkdir(dir, { recursive: true })
   const moved = await movedFolder(path)
   if (moved) throw new Error(moved)

@@ -3,7 +3,7 @@ import { chmod, mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile }
 import { basename, join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import { cleanup, tempDir, textOf } from '@dshkit/testing'
-import FsCheckpoint, { sha256 } from '../src/index.js'
+import FsCheckpoint, { restoreFile, sha256 } from '../src/index.js'
 import { setup } from './helpers.js'
 
 afterEach(cleanup)
@@ -172,4 +172,12 @@ test('with roots, a forged intent naming a file outside them is skipped, even wi
   await t.ctx.checkpoints.apply(plan, { force: true })
   expect(await read(victim)).toBe('root:x:0:0\n')
   expect(await exists(t.at('inside.txt'))).toBe(false)
+})
+
+test('restoreFile under a folder swapped for a symlink makes no folders through it', async () => {
+  const ws = await tempDir('dshkit-fs-checkpoint-')
+  const outside = await tempDir('dshkit-fs-checkpoint-outside-')
+  await symlink(outside, join(ws, 'link'))
+  await expect(restoreFile(join(ws, 'link', 'new', 'deep', 'f.txt'), new TextEncoder().encode('x'))).rejects.toThrow(/swapped for a symbolic link/)
+  expect(await readdir(outside)).toEqual([])
 })
