@@ -46,6 +46,10 @@ const Server = strictConfig({
       if (server[key] !== undefined) issues.addIssue({ code: 'custom', path: [key], message: `${key} applies to a command server, not a url one` })
     }
     if (server.url && !/^https?:\/\//i.test(server.url)) issues.addIssue({ code: 'custom', path: ['url'], message: 'url must start with http:// or https://' })
+    // fetch refuses such a URL, and its error prints it whole, password included.
+    else if (server.url && URL.canParse(server.url) && (new URL(server.url).username || new URL(server.url).password)) {
+      issues.addIssue({ code: 'custom', path: ['url'], message: 'url must not carry credentials (user:password@); send them in headers (e.g. authorization)' })
+    }
   }
   for (const header of Object.keys(server.headers ?? {})) {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) issues.addIssue({ code: 'custom', path: ['headers', header], message: `${JSON.stringify(header)} is not a valid HTTP header name` })

@@ -29,6 +29,8 @@ describe('attack: headers', () => {
     expect(got).toEqual(['servers.web.headers.authorization: a header value cannot hold CR, LF or NUL (it would split the request); check this header'])
     expect(got.join('')).not.toContain('SECRET')
     expect(messages({ servers: { web: { url: 'http://127.0.0.1:9/mcp', headers: { 'bad name': 'x' } } } })).toEqual(['servers.web.headers.bad name: "bad name" is not a valid HTTP header name'])
+    // fetch refused it at start, printing the password into the log and status().problem.
+    expect(messages({ servers: { web: { url: 'http://user:PASSW0RD@127.0.0.1:9/mcp' } } })).toEqual(['servers.web.url: url must not carry credentials (user:password@); send them in headers (e.g. authorization)'])
   })
 })
 
