@@ -81,10 +81,47 @@ export function argumentsText(args: unknown): string {
   } catch (error) {
     text = `(arguments cannot be shown as JSON: ${(error as Error).message})`
   }
+  // One huge value must not push the keys after it out of sight: cut long strings where they stand first.
+  if (text.length > MAX_CHARS) text = withLongStringsCut(args) ?? text
   if (text.length > MAX_CHARS) {
     text = `${text.slice(0, MAX_CHARS)}\n… (${text.length - MAX_CHARS} more characters not shown; an answer still covers all of them)`
   }
   return escapeControls(text, { multiline: true })
+}
+
+const LONG_STRING_CHARS = 10_000
+
+/**
+ * The JSON with every string longer than 10,000 characters cut to its start and followed (outside its
+ * quotes) by `…(N more characters not shown)`, so every key stays visible; undefined if it cannot be built.
+ */
+function withLongStringsCut(args: unknown): string | undefined {
+  // A marker no argument can forge: a fresh nonce, between NULs that JSON writes as \u0000.
+  const nonce = randomBytes(8).toString('hex')
+  const cuts: number[] = []
+  const cut = (item: unknown): unknown => {
+    if (typeof item === 'string') {
+      if (item.length <= LONG_STRING_CHARS) return item
+      cuts.push(item.length - LONG_STRING_CHARS)
+      return `${item.slice(0, LONG_STRING_CHARS)}\0${nonce}:${cuts.length - 1}\0`
+    }
+    if (Array.isArray(item)) return item.map(cut)
+    if (item && typeof item === 'object') {
+      const copy: Record<string, unknown> = Object.create(null)
+      for (const [key, value] of Object.entries(item)) copy[key] = cut(value)
+      return copy
+    }
+    return item
+  }
+  try {
+    const shortened = cut(args)
+    if (!cuts.length) return undefined
+    let text = JSON.stringify(shortened)
+    if (text.length <= PRETTY_MAX_CHARS && depthOf(shortened) <= PRETTY_MAX_DEPTH) text = JSON.stringify(shortened, null, 2)
+    return text.replace(new RegExp(`\\\\u0000${nonce}:(\\d+)\\\\u0000"`, 'g'), (_, index: string) => `"…(${cuts[Number(index)]} more characters not shown)`)
+  } catch {
+    return undefined
+  }
 }
 
 /** Nesting depth, walked without recursion and stopping past the limit. */

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { cleanup, eventually } from '@dshkit/testing'
+import { argumentsText } from '../src/view.js'
 import { bootWeb } from './helpers.js'
 
 afterEach(cleanup)
@@ -45,5 +46,22 @@ describe('the rule draft is no broader than the call shown', () => {
     expect(ask.ruleDraft).toEqual({ tool: 'raw', when: { text: 'hi' } })
     expect((await answer(web, { requestId: ask.requestId, argumentsHash: ask.argumentsHash, decision: 'deny' })).status).toBe(200)
     await first
+  })
+})
+
+describe('a huge value cannot hide the arguments after it', () => {
+  it('strings over 10,000 characters are cut where they stand, with a marker no argument can forge', () => {
+    const forged = '\u0000deadbeefdeadbeef:0\u0000'
+    const text = argumentsText({ content: 'A'.repeat(1_500_000), mode: forged, path: '/etc/shadow' })
+    expect(text.length).toBeLessThan(30_000)
+    expect(text).toContain('"path": "/etc/shadow"')
+    expect(text).toContain('…(1490000 more characters not shown)')
+    expect(text).toContain('"mode": "\\u0000deadbeefdeadbeef:0\\u0000"')
+  })
+
+  it('too many long strings still end in the overall cut with its note', () => {
+    const text = argumentsText(Array.from({ length: 200 }, () => 'B'.repeat(20_000)))
+    expect(text.length).toBeLessThan(1_000_200)
+    expect(text).toMatch(/… \(\d+ more characters not shown; an answer still covers all of them\)$/)
   })
 })

@@ -47,12 +47,12 @@ describe('hostile arguments and answers', () => {
     expect((await call).isError).toBe(true)
   })
 
-  it('a 3 MB argument is shown up to 1,000,000 characters with a note that the answer covers all of it', async () => {
+  it('a 3 MB argument is cut where it stands (the keys after it stay visible); the answer covers all of it', async () => {
     const web = await bootWeb()
     const call = web.call('raw', { content: 'A'.repeat(3_000_000), path: '/etc/passwd' })
     const ask = await pendingAsk(web)
     expect(ask.argumentsText.length).toBeLessThan(1_000_200)
-    expect(ask.argumentsText).toMatch(/… \(\d+ more characters not shown; an answer still covers all of them\)$/)
+    expect(ask.argumentsText).toMatch(/"A+"…\(2990000 more characters not shown\),\s*"path": "\/etc\/passwd"\s*}$/)
     expect(ask.ruleDraft).toEqual({ tool: 'raw', when: { path: '/etc/passwd' } })
     expect((await answer(web, { requestId: ask.requestId, argumentsHash: ask.argumentsHash, decision: 'deny' })).status).toBe(200)
     await call
