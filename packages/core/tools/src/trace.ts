@@ -83,11 +83,22 @@ export class Trace {
     return this.list[turn]
   }
 
-  close(turn: number, decision: TraceDecision, fields?: TraceFields): void {
-    this.times[turn * 4 + 1] = now()
+  /** `end`: the turn's end stamp when the caller knows it (see innerEnd); else the clock is read. */
+  close(turn: number, decision: TraceDecision, fields?: TraceFields, end?: number): void {
+    this.times[turn * 4 + 1] = end ?? now()
     const entry = this.list[turn]
     entry.decision = decision
     if (fields) setFields(entry, fields)
+  }
+
+  /**
+   * The end stamp of the turn directly inside `turn` (the next turn, one deeper in the same run), when it has
+   * ended; a layer that handed back that turn's promise ran no code after it, so it ended then too.
+   */
+  innerEnd(turn: number): number | undefined {
+    const t = this.times, i = (turn + 1) * 4
+    if (i >= t.length || t[i + 2] !== t[turn * 4 + 2] || t[i + 3] !== t[turn * 4 + 3] + 1) return undefined
+    return t[i + 1] || undefined
   }
 
   /**

@@ -137,8 +137,12 @@ async function enter<R>(waterfall: Waterfall<R>, index: number, args: readonly u
   const traced = waterfall.trace
   const turn = traced ? traced.trace.open(traced.phase, cachedSource(hook), traced.group, index) : -1
   let value: unknown
+  let handedBack = false
   try {
-    value = await hook.callback(...args, next)
+    const returned = hook.callback(...args, next)
+    // It handed back next()'s own promise: none of its code runs after the inner turn ends (no clock read then).
+    handedBack = turn >= 0 && returned !== undefined && returned === layer.current
+    value = await returned
   } catch (error) {
     layer.returned = true
     if (turn >= 0) traced!.trace.close(turn, error === layer.failure ? 'pass' : 'error', { reason: errorMessage(isListenerError(error) ? error.reason : error) })
@@ -146,7 +150,7 @@ async function enter<R>(waterfall: Waterfall<R>, index: number, args: readonly u
   }
   layer.returned = true
   if (layer.calls && value === layer.passed) {
-    if (turn >= 0) closeTurn(traced!, turn, value, layer.passed as R, layer.passed, layer.calls, true)
+    if (turn >= 0) closeTurn(traced!, turn, value, layer.passed as R, layer.passed, layer.calls, true, handedBack && layer.calls === 1 ? traced!.trace.innerEnd(turn) : undefined)
     return layer.passed as R
   }
   if (layer.calls && value === undefined) {
@@ -166,7 +170,8 @@ async function enter<R>(waterfall: Waterfall<R>, index: number, args: readonly u
   return claimed
 }
 
-function closeTurn<R>(traced: WaterfallTrace<R>, turn: number, value: unknown, claimed: R, inner: R | undefined, calls: number, passed: boolean) {
+/** `end`: when the turn ended, if known without reading the clock (it handed back its inner turn's promise). */
+function closeTurn<R>(traced: WaterfallTrace<R>, turn: number, value: unknown, claimed: R, inner: R | undefined, calls: number, passed: boolean, end?: number) {
   let decision: TraceDecision
   try {
     decision = traced.read(traced.trace.entry(turn), value, claimed, inner, calls, passed)
@@ -175,7 +180,7 @@ function closeTurn<R>(traced: WaterfallTrace<R>, turn: number, value: unknown, c
     traced.trace.close(turn, 'error', { reason: `the trace could not read this decision: ${errorMessage(error)}` })
     return
   }
-  traced.trace.close(turn, decision)
+  traced.trace.close(turn, decision, undefined, end)
 }
 
 async function step<R>(layer: Layer<R>, rebound: ReturnType<Rebind>): Promise<R> {
