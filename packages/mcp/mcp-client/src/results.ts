@@ -5,6 +5,9 @@ import { McpCallError } from './errors.js'
 /** An MCP tool's error text kept in the error message; the rest is cut with a note (the message is logged whole-line). */
 export const MAX_ERROR_CHARS = 8_000
 
+/** The largest image passed on as an image (5 MB, what model APIs take per image); a larger one becomes a text note. */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024
+
 /** What an MCP tool returns, as a dshkit value: the blocks the model sees, and the structured result when there is one. */
 export interface McpValue {
   [key: string]: JsonValue
@@ -18,7 +21,12 @@ export function toBlocks(content: readonly McpBlock[]): ContentBlock[] {
   return content.map((block): ContentBlock => {
     switch (block.type) {
       case 'text': return { type: 'text', text: block.text }
-      case 'image': return { type: 'image', data: block.data, mimeType: block.mimeType }
+      case 'image': {
+        // spill-policy keeps image blocks whole; one over what model APIs take would fail the next model request.
+        const bytes = base64Bytes(block.data)
+        if (bytes > MAX_IMAGE_BYTES) return { type: 'text', text: `[image ${block.mimeType}, ${bytes} bytes: over the ${MAX_IMAGE_BYTES} bytes a model takes; not shown]` }
+        return { type: 'image', data: block.data, mimeType: block.mimeType }
+      }
       case 'audio': return { type: 'text', text: `[audio ${block.mimeType}, ${base64Bytes(block.data)} bytes: not shown]` }
       case 'resource': {
         const { resource } = block

@@ -85,3 +85,15 @@ describe('attack: what a server writes cannot repaint the terminal', () => {
     await cleanup()
   }, 30_000)
 })
+
+describe('attack: a giant image', () => {
+  it('an image over 5 MB (what model APIs take) is a text block saying so; spill-policy keeps images whole, so it would reach the model and fail the request', async () => {
+    const { call } = await bootMcp({ servers: { pics: fixture('flood', { FLOOD_TOOLS: '0', IMAGE_BYTES: String(6 * 1024 * 1024) }) } })
+    const result = await call('mcp__pics__image')
+    expect(result.isError).toBe(false)
+    expect(result.content).toEqual([{ type: 'text', text: 'here it is' }, { type: 'text', text: '[image image/png, 6291456 bytes: over the 5242880 bytes a model takes; not shown]' }])
+    const small = await bootMcp({ servers: { pics: fixture('flood', { FLOOD_TOOLS: '0', IMAGE_BYTES: '300' }) } })
+    expect((await small.call('mcp__pics__image')).content[1]).toMatchObject({ type: 'image', mimeType: 'image/png' })
+    await cleanup()
+  }, 30_000)
+})
