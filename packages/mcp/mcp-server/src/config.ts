@@ -19,6 +19,8 @@ export const Config = strictConfig({
     allowRemote: z.boolean().default(false),
     /** A session with no request open (no call, no GET stream) for this long is closed: its client left without DELETE. */
     idleSessionMs: z.number().int('http.idleSessionMs must be a whole number of ms').positive('http.idleSessionMs must be more than 0').default(30 * 60_000),
+    /** Live sessions at most: a new one first closes the oldest with nothing open, else it is refused (503). */
+    maxSessions: z.number().int('http.maxSessions must be a whole number').positive('http.maxSessions must be at least 1').default(1000),
   }).prefault({}),
 }).prefault({})
 export type Config = z.infer<typeof Config>

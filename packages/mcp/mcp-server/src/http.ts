@@ -87,6 +87,13 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
     if (!session) {
       if (sessionId !== undefined) return refuse(res, 404, 'unknown or closed MCP session; initialize again')
       if (req.method !== 'POST' || !isInitialize(body)) return refuse(res, 400, 'no MCP session: the first request must be initialize')
+      // A client that opens a session per call and never says DELETE must not pile them up until idleSessionMs.
+      if (sessions.size >= http.maxSessions) {
+        const oldestIdle = [...sessions.values()].find((s) => s.open === 0)
+        if (!oldestIdle) return refuse(res, 503, `${sessions.size} MCP sessions are busy (http.maxSessions); end one (DELETE) or try again later`)
+        sessions.delete(oldestIdle.transport.sessionId!)
+        void oldestIdle.connection.close()
+      }
       const connection = open(`http client ${sessions.size + 1}`)
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),

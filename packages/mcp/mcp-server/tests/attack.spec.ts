@@ -114,3 +114,28 @@ test('a __proto__-keyed call the SDK refuses (no tool name) leaves nothing behin
   await eventually(() => expect(lines()).toHaveLength(3))
   expect(lines()[2].result).toMatchObject({ isError: false, content: [{ text: 'clean' }] })
 })
+
+test('HTTP: a careless client opening a session per call without DELETE cannot pile up sessions past http.maxSessions; the oldest idle one goes first', async () => {
+  const { ctx, endpoint } = await serveHttp({ http: { maxSessions: 3 } })
+  const auth = { authorization: `Bearer ${endpoint.token}` }
+  const sessions: string[] = []
+  for (let i = 0; i < 5; i++) sessions.push(String((await post(endpoint.url, initialize, auth)).headers['mcp-session-id']))
+  expect(ctx.mcpServer.size).toBe(3)
+  const headers = (id: string) => ({ ...auth, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' })
+  expect((await post(endpoint.url, { jsonrpc: '2.0', id: 1, method: 'ping' }, headers(sessions[0]))).status).toBe(404)
+  expect((await post(endpoint.url, { jsonrpc: '2.0', id: 1, method: 'ping' }, headers(sessions[4]))).status).toBe(200)
+})
+
+test('HTTP: when every session has a request open, a new one is refused (503) rather than closing a live call', async () => {
+  const { ctx, endpoint, seen } = await serveHttp({ http: { maxSessions: 1 } })
+  const auth = { authorization: `Bearer ${endpoint.token}` }
+  const init = await post(endpoint.url, initialize, auth)
+  const headers = { ...auth, 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' }
+  void post(endpoint.url, call(2, 'wait_for_abort', { id: 'busy' }), headers).catch(() => {})
+  await eventually(() => expect(seen.started.has('busy')).toBe(true))
+  const refused = await post(endpoint.url, initialize, auth)
+  expect(refused.status).toBe(503)
+  expect(refused.body).toMatch(/http\.maxSessions/)
+  expect(ctx.mcpServer.size).toBe(1)
+  expect(seen.aborted.has('busy')).toBe(false)
+})
