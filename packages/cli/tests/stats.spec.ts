@@ -147,6 +147,13 @@ describe('dshkit stats', () => {
     expect(usage.code).toBe(2)
   })
 
+  it('--json names a torn last line instead of dropping it silently (attack)', async () => {
+    const file = await logFile([call('a', 'fs_read', 0), ok('a', 12)], '{"type":"tool/call","callId":"b","na')
+    const { code, stdout } = await dshkit(['stats', file, '--json'])
+    expect(code).toBe(0)
+    expect(JSON.parse(stdout)).toMatchObject({ type: 'stats', tornLine: 3, tools: [{ tool: 'fs_read', calls: 1 }] })
+  })
+
   it('an empty log says so', async () => {
     const file = await logFile([])
     const { code, stdout } = await dshkit(['stats', file])

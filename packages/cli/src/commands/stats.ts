@@ -139,7 +139,7 @@ export async function stats(options: { file: string; json: boolean }): Promise<n
   const result = computeStats(read.events)
   const out = (text: string) => process.stdout.write(text + '\n')
   if (options.json) {
-    out(JSON.stringify({ type: 'stats', ...result }))
+    out(JSON.stringify({ type: 'stats', ...result, ...read.torn ? { tornLine: read.torn.line } : {} }))
     return 0
   }
   const columns = ['calls', 'allowed', 'denied', 'asked', 'errors', 'timeouts', 'spilled', 'interrupted', 'p50 ms', 'p90 ms', 'p99 ms']
