@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { Config } from '@dshkit/mcp-client'
+import { createServer } from 'node:http'
+import { Config, compileSchema } from '@dshkit/mcp-client'
 import { cleanup, eventually } from '@dshkit/testing'
 import { bootMcp, fixture, textOf } from './helpers.js'
 
@@ -96,4 +97,21 @@ describe('attack: a giant image', () => {
     expect((await small.call('mcp__pics__image')).content[1]).toMatchObject({ type: 'image', mimeType: 'image/png' })
     await cleanup()
   }, 30_000)
+})
+
+describe('attack: schema references', () => {
+  it('a $ref to a remote URL is never fetched, and one server\'s nested $id cannot answer another\'s $ref', async () => {
+    let requests = 0
+    const web = createServer((_req, res) => { requests++; res.end('{"type":"string"}') }).listen(0, '127.0.0.1')
+    await new Promise((resolve) => web.once('listening', resolve))
+    const port = (web.address() as { port: number }).port
+    const remote = compileSchema({ type: 'object', properties: { x: { $ref: `http://127.0.0.1:${port}/s.json` } } })
+    expect(remote).toMatch(/^ajv could not compile it: can't resolve reference http:\/\/127\.0\.0\.1:\d+\/s\.json/)
+    // Server A names a subschema http://shared/s; server B's $ref to it must not borrow A's (laxer) schema.
+    const a = compileSchema({ type: 'object', properties: { x: { $ref: '#/$defs/s' } }, $defs: { s: { $id: 'http://shared/s', type: 'string' } } })
+    expect(typeof a === 'function' && a({ x: 'text' })).toEqual({ ok: true })
+    expect(compileSchema({ type: 'object', properties: { y: { $ref: 'http://shared/s' } } })).toMatch(/can't resolve reference http:\/\/shared\/s/)
+    await new Promise((resolve) => web.close(resolve))
+    expect(requests).toBe(0)
+  })
 })
