@@ -3,6 +3,8 @@ import { strictConfig } from '@dshkit/tools'
 import { sanitizeName } from './names.js'
 
 export const DEFAULT_TIMEOUT_MS = 60_000
+/** `mcp__` + name + `__` stays within the 55 characters a cut 64-character tool name keeps. */
+export const MAX_SERVER_NAME = 48
 
 const ms = (what: string) => z.number().int(`${what} must be a whole number of milliseconds`).positive(`${what} must be positive`)
 const toolList = (what: string) => z.array(z.string().min(1, `${what} entries must be tool names`)).optional()
@@ -79,6 +81,8 @@ export const Config = strictConfig({
       else if (name.includes('__')) issues.addIssue({ code: 'custom', path: [name], message: `server names must not contain "__" (it separates server and tool in mcp__${name}__<tool>)` })
       // Checked on the sanitised name too: `a..b` is mcp__a__b__…, which a rule for server `a` would match; `gh.` is mcp__gh___… (a `gh` rule's).
       else if (clean.includes('__')) issues.addIssue({ code: 'custom', path: [name], message: `server names must not contain "__" once sanitised (${JSON.stringify(name)} becomes mcp__${clean}__…, which rules for a server ${JSON.stringify(clean.split('__')[0])} would match)` })
+      // Longer, and the 64-character cut would eat into mcp__<server>__: mcp__<server>__* rules would miss its tools.
+      else if (clean.length > MAX_SERVER_NAME) issues.addIssue({ code: 'custom', path: [name], message: `a server name can have at most ${MAX_SERVER_NAME} characters (${clean.length} here): mcp__<server>__ must fit in a 64-character tool name for mcp__<server>__* rules to match` })
       else if (clean.endsWith('_')) issues.addIssue({ code: 'custom', path: [name], message: `server names must not end in "_" once sanitised (${JSON.stringify(name)} becomes mcp__${clean}__…, which rules for a server ${JSON.stringify(clean.replace(/_+$/, ''))} would match)` })
       const other = seen.get(clean)
       if (other !== undefined) issues.addIssue({ code: 'custom', path: [name], message: `server names ${JSON.stringify(other)} and ${JSON.stringify(name)} both become mcp__${clean}__…; rename one` })

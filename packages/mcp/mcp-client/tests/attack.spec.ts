@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { createServer } from 'node:http'
-import { Config, compileSchema } from '@dshkit/mcp-client'
+import { Config, compileSchema, qualifiedName } from '@dshkit/mcp-client'
 import { cleanup, eventually } from '@dshkit/testing'
 import { bootMcp, fixture, textOf } from './helpers.js'
 
@@ -21,6 +21,17 @@ describe('attack: server names whose sanitised form would spoof another prefix',
     expect(messages({ servers: { 'gh.': { command: 'x' } } })).toEqual(['servers.gh.: server names must not end in "_" once sanitised ("gh." becomes mcp__gh___…, which rules for a server "gh" would match)'])
     expect(messages({ servers: { gh_: { command: 'x' } } })[0]).toContain('must not end in "_"')
     expect(messages({ servers: { _gh: { command: 'x' }, 'g-h': { command: 'x' } } })).toEqual([])
+  })
+})
+
+describe('attack: long server names', () => {
+  it('a name too long to keep mcp__<server>__ in a 64-character tool name is refused; up to 48 characters the prefix survives the cut', () => {
+    const long = 'my-company-internal-knowledge-base-search-production'
+    // Before: accepted, and its tools were cut to mcp__my-company-…-se_<hash>, which no mcp__<server>__* rule matches.
+    expect(messages({ servers: { [long]: { command: 'x' } } })).toEqual([`servers.${long}: a server name can have at most 48 characters (${long.length} here): mcp__<server>__ must fit in a 64-character tool name for mcp__<server>__* rules to match`])
+    const longest = 'k'.repeat(48)
+    expect(messages({ servers: { [longest]: { command: 'x' } } })).toEqual([])
+    for (const tool of ['a', 'x'.repeat(100)]) expect(qualifiedName(longest, tool).startsWith(`mcp__${longest}__`)).toBe(true)
   })
 })
 
