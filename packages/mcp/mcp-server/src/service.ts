@@ -26,7 +26,7 @@ export class McpServerService extends Service {
     // looked up again whenever some service comes or goes.
     let loop: Loop | undefined | null = null
     ctx.on('internal/service', () => void (loop = null))
-    this.services = { execute: ctx.tools.execute, loop: () => loop === null ? (loop = ctx.get('loop') as Loop | undefined) : loop }
+    this.services = { execute: ctx.tools.execute, loop: () => loop === null ? (loop = holdLoop(ctx.get('loop') as Loop | undefined)) : loop }
     const check = () => this.checkRegistry()
     // Plugins coming and going is when tools are (un)registered; the poll catches registrations made later by a live plugin.
     ctx.on('internal/status', () => void setImmediate(check))
@@ -91,4 +91,11 @@ export class McpServerService extends Service {
     await Promise.all([...this.endpoints].map((endpoint) => endpoint.close()))
     await Promise.all([...this.connections].map((connection) => connection.close()))
   }
+}
+
+/** The loop's `executeToolCalls` read once: reading it through cordis's service proxy builds a new shadow context per call. */
+function holdLoop(loop: Loop | undefined): Loop | undefined {
+  if (!loop) return undefined
+  const executeToolCalls = loop.executeToolCalls.bind(loop)
+  return { executeToolCalls }
 }

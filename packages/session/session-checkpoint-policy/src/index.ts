@@ -15,12 +15,14 @@ const SOURCE = 'session-checkpoint-policy'
 export const apply = (ctx: Context, input?: ConfigInput) => {
   // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const { unrecorded } = Config.parse(input)
-  // Held once: the hot path skips cordis's service proxy (the fiber restarts if the session is replaced).
-  const session: SessionService = ctx.session
+  const service: SessionService = ctx.session
   // A session provider from before flush() existed could never promise durability: refuse to start rather than fail every call.
-  if (typeof session.flush !== 'function' || typeof session.refused !== 'function' || typeof session.recorded !== 'function') {
+  if (typeof service.flush !== 'function' || typeof service.refused !== 'function' || typeof service.recorded !== 'function') {
     throw new TypeError('session-checkpoint-policy needs ctx.session with flush(), refused() and recorded(), as @dshkit/session provides; this session provider has no flush()')
   }
+  // The methods read once (the fiber restarts if the session is replaced): each read through cordis's service proxy
+  // builds a new shadow context, per call.
+  const session = { flush: service.flush.bind(service), refused: service.refused.bind(service), recorded: service.recorded.bind(service) }
   // Tokens of calls whose body this policy let start and that are still running: their nested calls need no wait.
   const running = new Set<symbol>()
   const run = (exec: ToolDispatchExecution, next: () => Promise<ToolExecutionResult>) => {
