@@ -139,9 +139,9 @@ export function describeVerdict(verdict: Verdict | RecordedVerdict, then: boolea
     case 'allow': return 'allowed'
     case 'ask': {
       const outcome = 'ran' in verdict ? verdict.ran ? ' (approved)' : ' (not approved)' : ''
-      return `asked${verdict.source ? ` by ${verdict.source}` : ''}${outcome}${rule}${why}`
+      return `asked${verdict.source ? ` by ${clip(verdict.source, 128)}` : ''}${outcome}${rule}${why}`
     }
-    case 'deny': return `denied by ${verdict.source ?? 'unknown'}${rule}${why}`
+    case 'deny': return `denied by ${clip(verdict.source ?? 'unknown', 128)}${rule}${why}`
     case 'refused': return `refused by the registry (${verdict.code})${why}`
   }
 }

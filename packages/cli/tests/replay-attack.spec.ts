@@ -75,6 +75,18 @@ describe('one huge value cannot flood the human report (attack)', () => {
     expect(JSON.parse(json.stdout.split('\n')[0]).arguments.path).toHaveLength(100_000)
   })
 
+  it('replay: a recorded denier named with 100,000 characters is bounded too', { timeout: 40_000 }, async () => {
+    const log = join(dir, 'huge-source.jsonl')
+    await writeFile(log, jsonl([
+      { type: 'tool/call', callId: 'd', name: 'fs_read', arguments: { path: 'README.md' }, time: t },
+      { type: 'tool/result', callId: 'd', isError: true, content: [], error: { code: 'DENIED', message: 'no', source: 'S'.repeat(100_000) }, time: t },
+    ]))
+    const { code, stdout } = await dshkit(['replay', log, '--config', join(dir, 'plain.yml'), '--root', root])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/\+ fs_read \[d\] denied by S+… \[\d+ more characters\] → allowed/)
+    expect(Math.max(...stdout.split('\n').map((line) => line.length))).toBeLessThan(1000)
+  })
+
   it('explain: each line is bounded', { timeout: 40_000 }, async () => {
     const calls = join(dir, 'huge-calls.jsonl')
     await writeFile(calls, jsonl([{ callId: 'h', name: 'fs_read', arguments: { path } }]))
