@@ -170,7 +170,7 @@ test('--http: Streamable HTTP on loopback with the token from DSHKIT_MCP_TOKEN; 
   onCleanup(() => void child.kill('SIGKILL'))
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
-  await eventually(() => expect(stderr).toMatch(/at http:\/\/127\.0\.0\.1:\d+\/mcp/), { timeoutMs: 10_000 })
+  await eventually(() => expect(stderr).toMatch(/at http:\/\/127\.0\.0\.1:\d+\/mcp[^]*Authorization: Bearer/), { timeoutMs: 10_000 })
   const url = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)![1]
   expect(stderr).toContain(`Authorization: Bearer ${token}`)
   const refused = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer wrong', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' })
