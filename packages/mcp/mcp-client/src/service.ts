@@ -63,7 +63,8 @@ export class McpClientService extends Service {
     const entry = this.servers.get(server)!
     for (const unregister of entry.unregister.splice(0)) unregister()
     entry.tools = {}
-    entry.skipped = {}
+    // Keyed by the server's own names: a tool called `__proto__` must be a key, not the prototype.
+    entry.skipped = Object.create(null) as Record<string, string>
     const listed = new Set<string>()
     const taken = new Set<string>()
     for (const tool of tools) {

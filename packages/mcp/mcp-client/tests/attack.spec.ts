@@ -126,3 +126,17 @@ describe('attack: schema references', () => {
     expect(requests).toBe(0)
   })
 })
+
+describe('attack: a tool named __proto__', () => {
+  it('is registered under its sanitised name and, when left out, is listed in status().skipped (not swallowed by the prototype)', async () => {
+    const { ctx } = await bootMcp({ servers: {
+      on: fixture('flood', { FLOOD_TOOLS: '0', EXTRA_TOOL: '__proto__' }),
+      off: fixture('flood', { FLOOD_TOOLS: '0', EXTRA_TOOL: '__proto__' }, { enabled: ['image'] }),
+    } })
+    const [on, off] = ctx.mcpClient.status()
+    expect(on.tools).toEqual({ mcp__on__image: 'image', mcp__on____proto__: '__proto__' })
+    expect(Object.hasOwn(off.skipped, '__proto__')).toBe(true)
+    expect(off.skipped.__proto__).toBe('not in enabled')
+    await cleanup()
+  }, 30_000)
+})
