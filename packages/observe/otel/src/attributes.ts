@@ -83,11 +83,12 @@ function stringList(value: JsonValue | undefined): string[] | undefined {
   return Array.isArray(value) && value.length && value.every((item) => typeof item === 'string') ? value as string[] : undefined
 }
 
-/** A trace entry's own scalar fields as event attributes (`dshkit.<field>`); nested values as JSON. */
-export function entryAttributes(entry: Record<string, unknown>, max: number): Attributes {
+/** A trace entry's own scalar fields as event attributes (`dshkit.<field>`); nested values as JSON; `reason` only when messages are opted in. */
+export function entryAttributes(entry: Record<string, unknown>, max: number, captureMessages = false): Attributes {
   const attributes: Attributes = {}
   for (const [key, value] of Object.entries(entry)) {
     if (value === undefined || value === null) continue
+    if (key === 'reason' && !captureMessages) continue
     attributes[`dshkit.${key}`] = scalar(value, max)
   }
   return attributes

@@ -15,7 +15,7 @@ const isDryRun = (exec: ToolExecution) => (exec as { dryRun?: unknown }).dryRun 
 
 export const apply = (ctx: Context, input?: ConfigInput) => {
   const config = Config.parse(input)
-  const { captureArguments, captureResults, maxContentLength: max } = config
+  const { captureArguments, captureResults, captureMessages, maxContentLength: max } = config
   // A ProxyTracer: it follows whatever provider the application registers, before or after this plugin.
   const tracer = trace.getTracer(config.tracerName)
   const { definitions } = ctx.tools
@@ -53,8 +53,8 @@ export const apply = (ctx: Context, input?: ConfigInput) => {
 
   const finishSpan = (span: Span, result: ToolExecutionResult) => {
     span.setAttributes(resultAttributes(result, captureArguments, captureResults, max))
-    for (const entry of traceEntries(result)) span.addEvent(eventName(entry), entryAttributes(entry, max))
-    if (result.isError) span.setStatus({ code: SpanStatusCode.ERROR, message: bounded(result.error.message, max) })
+    for (const entry of traceEntries(result)) span.addEvent(eventName(entry), entryAttributes(entry, max, captureMessages))
+    if (result.isError) span.setStatus({ code: SpanStatusCode.ERROR, message: captureMessages ? bounded(result.error.message, max) : result.error.code })
     span.end()
   }
 
