@@ -192,7 +192,7 @@ describe('trace entries become span events', () => {
     await plug(ctx, { name: 'test-tools', inject: ['tools'], apply: (ctx: Context) => { ctx.tools.register(greet) } })
     await plug(ctx, Otel)
     await plug(ctx, { name: 'quoting-guard', inject: ['tools'], apply: (ctx: Context) => {
-      ctx.on('tools/pre-execute', (exec) => ({ kind: 'deny', reason: `no greeting for ${JSON.stringify(exec.arguments)}` }))
+      ctx.on('tools/pre-execute', async (exec) => ({ kind: 'deny', reason: `no greeting for ${JSON.stringify(exec.arguments)}` }))
     } })
     const result = await ctx.tools.execute({ callId: 'c1', name: 'greet', arguments: { who: 'secret-token-abc' } })
     expect(result.isError && result.error.message).toContain('secret-token-abc')
