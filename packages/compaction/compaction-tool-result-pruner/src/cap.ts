@@ -24,17 +24,18 @@ export function registerCap(ctx: Context, max: number) {
   type Inner = Readonly<ToolExecutionResult>
   const listener = async (_exec: ToolExecution, _result: Inner, next: () => Promise<Inner>): Promise<PostToolDecision | Inner> => {
     const inner = await next()
-    // Looked up per call: the runtime that dispatched to this listener is the one in this plugin's scope.
-    if ((ctx.get('tools') as ToolRuntime | undefined)?.outputBounded) return inner
+    // Looked up per call, and only for an output over the cap (a cordis lookup is the costly part of a small call):
+    // the runtime that dispatched to this listener is the one in this plugin's scope.
+    const bounded = () => (ctx.get('tools') as ToolRuntime | undefined)?.outputBounded
     if (inner.isError) {
       // A failure is one `Error: <message>` block; capping the message caps it, and the runtime keeps it a failure.
       const { message } = inner.error
-      if (message.length + ERROR_PREFIX.length <= max) return inner
+      if (message.length + ERROR_PREFIX.length <= max || bounded()) return inner
       const capped = capText(message, max - ERROR_PREFIX.length, true)
       return { kind: 'replace', content: [{ type: 'text', text: `${ERROR_PREFIX}${capped.text}` }], meta: { capped: { chars: message.length, omittedChars: capped.omitted } } }
     }
     const total = textChars(inner.content)
-    if (total <= max) return inner
+    if (total <= max || bounded()) return inner
     const capped = capText(joinText(inner.content), max, false)
     return { kind: 'replace', content: withText(inner.content, capped.text), meta: { capped: { chars: total, omittedChars: capped.omitted } } }
   }
