@@ -3,11 +3,19 @@ import { unlinkSync } from 'node:fs'
 import { link, readFile, unlink, writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 
-// Lock files this process holds, shared by every copy of this module loaded in the process.
-const held: Set<string> = (globalThis as any)[Symbol.for('dshkit.session-store-jsonl.locks')] ??= new Set<string>()
+// Lock files this process holds or is creating, counted per take (a drop must not erase a newer take of the same
+// path), shared by every copy of this module loaded in the process.
+const shared = (globalThis as any)[Symbol.for('dshkit.session-store-jsonl.lock-counts')] ??= { held: new Map<string, number>(), taking: new Map<string, number>() }
+const held: Map<string, number> = shared.held
+const taking: Map<string, number> = shared.taking
+const count = (map: Map<string, number>, file: string, by: 1 | -1) => {
+  const next = (map.get(file) ?? 0) + by
+  if (next > 0) map.set(file, next)
+  else map.delete(file)
+}
 
 function releaseAllOnExit() {
-  for (const lockPath of held) {
+  for (const lockPath of held.keys()) {
     try {
       unlinkSync(lockPath)
     } catch {}
@@ -48,34 +56,42 @@ async function readOwner(file: string): Promise<number | null | undefined> {
   }
 }
 
-/** A lock is stale when its writer is gone. Our own pid counts as alive only while this process holds the file. */
+/** A lock is stale when its writer is gone. Our own pid counts as alive only while this process holds or is creating the file. */
 function isStale(file: string, owner: number | null) {
   if (owner === null) return true // locks are created whole, so one without a pid is debris, not a writer starting up
-  return owner === process.pid ? !held.has(file) : !isAlive(owner)
+  return owner === process.pid ? !held.has(file) && !taking.has(file) : !isAlive(owner)
 }
 
 /** Creates `file` with our pid already in it, atomically (it never exists empty), and holds it. False if it exists. */
 async function take(file: string): Promise<boolean> {
   const temp = `${file}.${process.pid}-${randomBytes(6).toString('hex')}`
   await writeFile(temp, `${process.pid}\n`, { flag: 'wx' })
+  // Counted as ours before the link: the file exists before `link` resolves, and another Context here must not judge it stale.
+  count(taking, file, 1)
   try {
     await link(temp, file)
-    // Held from the moment it exists, so another Context here never takes it for a stale one.
     if (!held.size) process.once('exit', releaseAllOnExit) // a normal exit without dispose leaves no lock behind
-    held.add(file)
+    count(held, file, 1)
     return true
   } catch (error) {
     if (code(error) === 'EEXIST') return false
     throw error
   } finally {
+    count(taking, file, -1)
     await unlink(temp).catch(() => {})
   }
 }
 
-async function drop(file: string) {
-  if (!held.delete(file)) return
-  if (!held.size) process.off('exit', releaseAllOnExit)
-  await unlink(file).catch(() => {})
+/** Releases one take of `file`, once: removed while still counted as held, so no one here judges it stale meanwhile. */
+function releaser(file: string) {
+  let released = false
+  return async () => {
+    if (released) return
+    released = true
+    await unlink(file).catch(() => {})
+    count(held, file, -1)
+    if (!held.size) process.off('exit', releaseAllOnExit)
+  }
 }
 
 /**
@@ -95,7 +111,7 @@ async function removeStale(lockPath: string) {
     const owner = await readOwner(lockPath)
     if (owner !== undefined && isStale(lockPath, owner)) await unlink(lockPath).catch(() => {})
   } finally {
-    await drop(guard)
+    await releaser(guard)()
   }
 }
 
@@ -106,7 +122,7 @@ async function removeStale(lockPath: string) {
 export async function acquireLock(path: string): Promise<() => Promise<void>> {
   const lockPath = resolve(`${path}.lock`)
   for (let attempt = 0; attempt < 50; attempt++) {
-    if (await take(lockPath)) return () => drop(lockPath)
+    if (await take(lockPath)) return releaser(lockPath)
     const owner = await readOwner(lockPath)
     if (owner === undefined) continue // released meanwhile: try again
     if (!isStale(lockPath, owner)) throw new SessionLogLockedError(path, lockPath, owner as number)
