@@ -1,22 +1,33 @@
-/** Reads a JSON body of at most `limit` bytes; a bigger one is refused without reading the rest. */
-export async function readJson(body: ReadableStream<Uint8Array> | null, limit: number): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
-  if (!body) return { ok: false, message: 'the request has no body; send JSON' }
-  const reader = body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > limit) {
-      await reader.cancel().catch(() => {})
-      return { ok: false, message: `the request body is over ${limit} bytes` }
+import type { IncomingMessage } from 'node:http'
+
+/** Reads a JSON body of at most `limit` bytes; a bigger one is refused without keeping the rest. */
+export function readJson(req: IncomingMessage, limit: number): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const stop = () => {
+      req.off('data', onData)
+      req.off('end', onEnd)
     }
-    chunks.push(value)
-  }
-  try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) }
-  } catch {
-    return { ok: false, message: 'the request body is not valid JSON' }
-  }
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength
+      if (size <= limit) return void chunks.push(chunk)
+      stop()
+      // Drained, not kept: the answer can still be sent on this connection.
+      req.resume()
+      resolve({ ok: false, message: `the request body is over ${limit} bytes` })
+    }
+    const onEnd = () => {
+      stop()
+      if (!size) return resolve({ ok: false, message: 'the request has no body; send JSON' })
+      try {
+        resolve({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) })
+      } catch {
+        resolve({ ok: false, message: 'the request body is not valid JSON' })
+      }
+    }
+    req.on('data', onData)
+    req.on('end', onEnd)
+    req.once('error', () => resolve({ ok: false, message: 'the request body was cut off' }))
+  })
 }

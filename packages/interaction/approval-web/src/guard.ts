@@ -5,7 +5,7 @@ import { isIP } from 'node:net'
 export interface Incoming {
   url: string
   method: string
-  headers: Headers
+  headers: { get(name: string): string | null }
 }
 
 export type Verdict = { ok: true } | { ok: false; status: 401 | 403; message: string }

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Context, Service } from 'cordis'
-import type {} from '@cordisjs/plugin-server'
-import type { Request, Response } from '@cordisjs/plugin-server'
 import { escapeControls } from '@dshkit/tools'
 import type { ApprovalAsk, AskOutcome, Grant, PendingAsk, StaleRequest } from '@dshkit/user-approval'
 import { AnswerBody, decide } from './answers.js'
 import { Board, type BoardMessage, type Outcome } from './board.js'
 import { readJson } from './body.js'
 import type { Config } from './config.js'
+import { type Endpoint, headersOf, send, sendJson, type Socket } from './endpoint.js'
 import { Guard, isLoopback } from './guard.js'
 import { SECURITY_HEADERS } from './headers.js'
 import { loadStatic } from './static.js'
@@ -22,13 +22,9 @@ declare module 'cordis' {
 const MAX_BODY = 64 * 1024
 const GRANTS_POLL_MS = 2000
 
-/** What this file uses of a `ws` socket (plugin-server's WebSocket), without depending on `ws` itself. */
-interface Socket {
-  readonly readyState: number
-  readonly OPEN: number
-  send(data: string): void
-  terminate(): void
-  on(event: 'close' | 'error' | 'message', listener: () => void): unknown
+/** The page's settings plus the server it is served on (set up by `apply`). */
+export interface ApprovalWebOptions extends Config {
+  endpoint: Endpoint
 }
 
 /** Views of grants and stale asks as the page shows them. */
@@ -37,7 +33,7 @@ interface StaleView { requestId: string; callId: string; tool: string; summary: 
 
 /** The approval page: a responder that holds each ask until a tab answers it, and the HTTP/WebSocket surface for the tabs. */
 export class ApprovalWeb extends Service {
-  static inject = ['server', 'approval']
+  static inject = ['approval']
 
   /** The page's address with its token: what to open. */
   readonly url: string
@@ -47,9 +43,9 @@ export class ApprovalWeb extends Service {
   private readonly sockets = new Set<Socket>()
   private grantsJson = ''
 
-  constructor(ctx: Context, private readonly config: Config) {
+  constructor(ctx: Context, { endpoint: server, ...config }: ApprovalWebOptions) {
     super(ctx, 'approvalWeb')
-    const { server, approval } = ctx
+    const { approval } = ctx
     const missing = ['answer', 'respond', 'stale'].filter((name) => typeof (approval as any)[name] !== 'function')
     if (typeof approval.grants?.list !== 'function') missing.push('grants')
     if (missing.length) throw new Error(`approval-web needs the approval service of @dshkit/user-approval (this one has no ${missing.join(', ')})`)
@@ -62,11 +58,14 @@ export class ApprovalWeb extends Service {
     ctx.effect(() => this.board.watch((message) => this.send(message)), 'approval-web: tabs watch the board')
     ctx.effect(() => ctx.approval.respond((ask, signal) => this.hold(ask, signal)), 'approval-web: responder')
     ctx.on('approval/answered', (ask, outcome) => this.answeredElsewhere(ask, outcome))
-    ctx.effect(() => server.use((req, res, next) => this.handle(req, res, next, files)), 'approval-web: routes')
     ctx.effect(() => {
-      const route = server.ws(/^\/ws(?:\?.*)?$/, (req, accept) => this.connect(req, accept))
+      server.onRequest = (req, res) => this.handle(req, res, files)
+      return () => { server.onRequest = undefined }
+    }, 'approval-web: routes')
+    ctx.effect(() => {
+      server.onUpgrade = (req, accept) => this.connect(req, accept)
       return () => {
-        route.dispose()
+        server.onUpgrade = undefined
         for (const socket of this.sockets) socket.terminate()
       }
     }, 'approval-web: websocket')
@@ -107,19 +106,15 @@ export class ApprovalWeb extends Service {
     if (outcome.grantId) void this.refreshGrants()
   }
 
-  private async handle(req: Request, res: Response, next: () => Promise<void>, files: ReturnType<typeof loadStatic>) {
-    for (const [key, value] of Object.entries(SECURITY_HEADERS)) res.headers.set(key, value)
+  private async handle(message: IncomingMessage, res: ServerResponse, files: ReturnType<typeof loadStatic>) {
+    for (const [key, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(key, value)
+    const req = incoming(message)
     const verdict = this.guard.check(req)
     if (!verdict.ok) return reply(res, verdict.status, { error: verdict.message })
     const path = req.url.split('?')[0]
     if (req.method === 'GET' || req.method === 'HEAD') {
       const file = Object.hasOwn(files, path) ? files[path] : undefined
-      if (file) {
-        res.status = 200
-        res.headers.set('content-type', file.type)
-        res.body = req.method === 'HEAD' ? null : file.body
-        return
-      }
+      if (file) return send(res, 200, file.type, file.body)
       if (path === '/api/state') return reply(res, 200, await this.state())
       return reply(res, 404, { error: `approval-web: no page at ${JSON.stringify(path)}` })
     }
@@ -129,7 +124,7 @@ export class ApprovalWeb extends Service {
     if (!/^application\/json\b/i.test(req.headers.get('content-type') ?? '')) {
       return reply(res, 415, { error: 'approval-web: send the answer as application/json' })
     }
-    const body = await readJson(req.body, MAX_BODY)
+    const body = await readJson(message, MAX_BODY)
     if (!body.ok) return reply(res, 400, { error: `approval-web: ${body.message}` })
     if (path === '/api/answer') return this.answer(res, body.value)
     if (path === '/api/grants/revoke') return this.revoke(res, body.value)
@@ -137,7 +132,7 @@ export class ApprovalWeb extends Service {
   }
 
   /** The first answer wins: the board refuses the rest at once, the approval service checks the arguments' hash. */
-  private async answer(res: Response, raw: unknown) {
+  private async answer(res: ServerResponse, raw: unknown) {
     const parsed = AnswerBody.safeParse(raw)
     if (!parsed.success) return reply(res, 400, { error: `approval-web: not an answer: ${parsed.error.issues[0].path.join('.') || 'body'}: ${parsed.error.issues[0].message}` })
     const body = parsed.data
@@ -160,7 +155,7 @@ export class ApprovalWeb extends Service {
     return reply(res, 200, { ok: true, outcome, detail })
   }
 
-  private async revoke(res: Response, raw: unknown) {
+  private async revoke(res: ServerResponse, raw: unknown) {
     const id = (raw as { id?: unknown } | null)?.id
     if (typeof id !== 'string' || !id || id.length > 200) return reply(res, 400, { error: 'approval-web: send { "id": "<grant id>" }' })
     let found: boolean
@@ -174,8 +169,10 @@ export class ApprovalWeb extends Service {
   }
 
   /** A tab connects: token, Host and Origin are checked before the upgrade; it gets the whole state, then changes. */
-  private async connect(req: Request, accept: () => Promise<Socket>) {
-    if (!this.guard.check(req).ok || !this.guard.checkOrigin(req, { required: false }).ok) return
+  private async connect(message: IncomingMessage, accept: () => Promise<Socket>) {
+    const req = incoming(message)
+    if (!/^\/ws(?:\?.*)?$/.test(req.url)) return 'unknown' as const
+    if (!this.guard.check(req).ok || !this.guard.checkOrigin(req, { required: false }).ok) return 'refused' as const
     const socket = await accept()
     this.sockets.add(socket)
     socket.on('close', () => this.sockets.delete(socket))
@@ -229,10 +226,13 @@ export class ApprovalWeb extends Service {
   }
 }
 
-function reply(res: Response, status: number, body: unknown) {
-  res.status = status
-  res.headers.set('content-type', 'application/json; charset=utf-8')
-  res.body = JSON.stringify(body)
+function reply(res: ServerResponse, status: number, body: unknown) {
+  sendJson(res, status, body)
+}
+
+/** A request as the checks read it. */
+function incoming(req: IncomingMessage) {
+  return { url: req.url ?? '/', method: req.method ?? 'GET', headers: headersOf(req) }
 }
 
 /** Why a held ask ended, from the signal's reason, until the service's `approval/answered` says exactly. */
