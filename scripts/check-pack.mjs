@@ -236,7 +236,8 @@ async function main() {
     await writeFile(join(project, 'tsconfig.json'), JSON.stringify({
       compilerOptions: {
         target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', strict: true, noEmit: true,
-        skipLibCheck: false, types: ['node'], lib: ['ES2023'],
+        // DOM: the MCP SDK's typings (through @dshkit/mcp-client / mcp-server) name fetch types such as HeadersInit.
+        skipLibCheck: false, types: ['node'], lib: ['ES2023', 'DOM'],
       },
       files: ['check.ts'],
     }, null, 2))
