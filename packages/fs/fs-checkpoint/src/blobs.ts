@@ -32,21 +32,7 @@ export class BlobStore {
     const made = await mkdir(folder, { recursive: true, mode: 0o700 })
     // New folders must survive a crash too: each one's entry lives in its parent.
     if (made) for (let dir = folder; dir !== nodePath.dirname(made); dir = nodePath.dirname(dir)) await syncFolder(nodePath.dirname(dir))
-    const temp = nodePath.join(folder, `.${randomBytes(6).toString('hex')}.tmp`)
-    const file = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600)
-    try {
-      try {
-        await file.writeFile(bytes)
-        await file.sync()
-      } finally {
-        await file.close()
-      }
-      await rename(temp, path)
-    } catch (error) {
-      await unlink(temp).catch(() => {})
-      throw error
-    }
-    await syncFolder(folder)
+    await writeDurably(path, nodePath.join(folder, `.${randomBytes(6).toString('hex')}.tmp`), bytes, 0o600)
   }
 
   /** The kept bytes; a missing one throws ENOENT, a damaged one `TamperedBlobError`. */
@@ -80,6 +66,28 @@ export class BlobStore {
 }
 
 /** Makes a rename durable; a platform that cannot fsync a folder only loses that. */
+/**
+ * Writes `bytes` to a fresh `temp` (never through a symlink), fsyncs it, renames it over `path` and fsyncs the folder:
+ * `path` holds the old bytes or the new ones, never part. `chmod` sets the mode past the umask.
+ */
+export async function writeDurably(path: string, temp: string, bytes: Uint8Array, mode: number, chmod = false) {
+  const file = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode)
+  try {
+    try {
+      await file.writeFile(bytes)
+      if (chmod) await file.chmod(mode)
+      await file.sync()
+    } finally {
+      await file.close()
+    }
+    await rename(temp, path)
+  } catch (error) {
+    await unlink(temp).catch(() => {})
+    throw error
+  }
+  await syncFolder(nodePath.dirname(path))
+}
+
 export async function syncFolder(path: string) {
   let dir: FileHandle | undefined
   try {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { lstat, mkdir, open, realpath, rename, unlink } from 'node:fs/promises'
+import { lstat, mkdir, open, realpath, unlink } from 'node:fs/promises'
 import nodePath from 'node:path'
-import { sha256, syncFolder } from './blobs.js'
+import { sha256, syncFolder, writeDurably } from './blobs.js'
 
 /** A workspace file as rewind finds it: its content (hash and bytes), `absent`, or why it will not be touched. */
 export type FileState =
@@ -81,21 +81,8 @@ export async function restoreFile(path: string, bytes: Uint8Array, mode?: number
   const moved = await movedFolder(path)
   if (moved) throw new Error(moved)
   const temp = nodePath.join(dir, `.${nodePath.basename(path).slice(0, 100)}.${randomBytes(6).toString('hex')}.rewind`)
-  const file = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode ?? 0o666)
-  try {
-    try {
-      await file.writeFile(bytes)
-      if (mode !== undefined) await file.chmod(mode) // the umask must not change an existing file's mode
-      await file.sync()
-    } finally {
-      await file.close()
-    }
-    await rename(temp, path)
-  } catch (error) {
-    await unlink(temp).catch(() => {})
-    throw error
-  }
-  await syncFolder(dir)
+  // The umask must not change an existing file's mode; a file absent now gets the umask's.
+  await writeDurably(path, temp, bytes, mode ?? 0o666, mode !== undefined)
 }
 
 /** Removes a file a recorded call created; a symlink or anything but a regular file is left alone. */
