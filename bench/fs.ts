@@ -44,36 +44,47 @@ try {
   let n = 0
 
   log('reads')
-  const reads = await compare({
-    'node:fs readFile': () => readFile(join(dir, 'src.ts'), 'utf8'),
-    'ctx.fs.readText (fs-local)': () => plain.fs.readText('src.ts'),
-    'ctx.fs.readText + fs-sandbox check': () => boxed.fs.readText('src.ts'),
-    'fs_read tool call + fs-sandbox': () => boxed.tools.execute({ callId: `r${n++}`, name: 'fs_read', arguments: { path: 'src.ts' } }),
-  }, { rounds: 9, batch: 400, warmup: 400 })
+  const reads = await compare(
+    {
+      'node:fs readFile': () => readFile(join(dir, 'src.ts'), 'utf8'),
+      'ctx.fs.readText (fs-local)': () => plain.fs.readText('src.ts'),
+      'ctx.fs.readText + fs-sandbox check': () => boxed.fs.readText('src.ts'),
+      'fs_read tool call + fs-sandbox': () => boxed.tools.execute({ callId: `r${n++}`, name: 'fs_read', arguments: { path: 'src.ts' } }),
+    },
+    { rounds: 9, batch: 400, warmup: 400 },
+  )
 
   log('writes (fsync)')
-  const writes = await compare({
-    'node:fs writeFile (no fsync)': () => writeFile(join(dir, 'w0.ts'), text),
-    'temp + fsync + rename by hand': () => plainAtomicWrite(join(dir, 'w1.ts'), text),
-    'ctx.fs.writeText (fs-local)': () => plain.fs.writeText('w2.ts', text),
-    'ctx.fs.writeText + fs-sandbox check': () => boxed.fs.writeText('w3.ts', text),
-  }, { rounds: 5, batch: 40, warmup: 20 })
+  const writes = await compare(
+    {
+      'node:fs writeFile (no fsync)': () => writeFile(join(dir, 'w0.ts'), text),
+      'temp + fsync + rename by hand': () => plainAtomicWrite(join(dir, 'w1.ts'), text),
+      'ctx.fs.writeText (fs-local)': () => plain.fs.writeText('w2.ts', text),
+      'ctx.fs.writeText + fs-sandbox check': () => boxed.fs.writeText('w3.ts', text),
+    },
+    { rounds: 5, batch: 40, warmup: 20 },
+  )
 
   const readBase = reads['node:fs readFile']
   const writeBase = writes['temp + fsync + rename by hand']
-  console.log([
-    '## fs',
-    '',
-    `${machine()}. Median µs per operation on a 3.6 KB file in a temp dir; ratio against the plain node:fs baseline of the same kind.`,
-    '',
-    table(['operation', 'µs', 'ratio'], [
-      ...Object.entries(reads).map(([k, v]) => [k, v, `${(v / readBase).toFixed(2)}×`]),
-      ...Object.entries(writes).map(([k, v]) => [k, v, `${(v / writeBase).toFixed(2)}×`]),
-    ]),
-    '',
-    'Reads pay for the path check, the O_PATH pin, the /proc/self/fd readlink and the reopen; the sandbox adds its two judgements.',
-    'Writes are dominated by fsync; fs-local also fsyncs the directory after the rename (so the rename itself survives a crash), which the by-hand baseline skips.',
-  ].join('\n'))
+  console.log(
+    [
+      '## fs',
+      '',
+      `${machine()}. Median µs per operation on a 3.6 KB file in a temp dir; ratio against the plain node:fs baseline of the same kind.`,
+      '',
+      table(
+        ['operation', 'µs', 'ratio'],
+        [
+          ...Object.entries(reads).map(([k, v]) => [k, v, `${(v / readBase).toFixed(2)}×`]),
+          ...Object.entries(writes).map(([k, v]) => [k, v, `${(v / writeBase).toFixed(2)}×`]),
+        ],
+      ),
+      '',
+      'Reads pay for the path check, the O_PATH pin, the /proc/self/fd readlink and the reopen; the sandbox adds its two judgements.',
+      'Writes are dominated by fsync; fs-local also fsyncs the directory after the rename (so the rename itself survives a crash), which the by-hand baseline skips.',
+    ].join('\n'),
+  )
 } finally {
   await rm(dir, { recursive: true, force: true })
 }

@@ -25,7 +25,10 @@ async function boot(command: string | undefined) {
   const dir = await mkdtemp(join(tmpdir(), 'bench-hooks-'))
   const hooks = command ? { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command }] }] } : {}
   await writeFile(join(dir, 'settings.json'), JSON.stringify({ hooks }))
-  const ctx = await withTools('bench-tools', (ctx) => void ctx.tools.register({ name: 'fs_write', description: 'no-op', parameters: z.any(), execute: () => 'ok' }))
+  const ctx = await withTools(
+    'bench-tools',
+    (ctx) => void ctx.tools.register({ name: 'fs_write', description: 'no-op', parameters: z.any(), execute: () => 'ok' }),
+  )
   await ctx.plugin(HooksClaudeCode, { configPath: 'settings.json', projectDir: dir, sessionId: 'bench' })
   return { ctx, dir }
 }
@@ -33,8 +36,13 @@ async function boot(command: string | undefined) {
 /** The same JSON a hook receives, so the bare spawn writes as many bytes. */
 function payloadFor(dir: string) {
   return JSON.stringify({
-    session_id: 'bench', transcript_path: '', cwd: dir, hook_event_name: 'PreToolUse',
-    tool_name: 'Write', tool_input: { file_path: join(dir, args.path), content: args.content }, tool_use_id: 'b',
+    session_id: 'bench',
+    transcript_path: '',
+    cwd: dir,
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Write',
+    tool_input: { file_path: join(dir, args.path), content: args.content },
+    tool_use_id: 'b',
   })
 }
 
@@ -57,18 +65,24 @@ for (const { command, rounds, batch } of commands) {
   log(`command \`${command}\``)
   const result = await ctx.tools.execute({ callId: 'b', name: 'fs_write', arguments: args })
   if (result.isError) throw new Error(`the hooked call failed: ${JSON.stringify(result)}`)
-  const us = await compare({
-    bare: () => bareSpawn(command, dir, input),
-    detached: () => bareSpawn(command, dir, input, true),
-    runHook: () => runHook({ command, shell: ['bash', '-c'], payload: JSON.parse(input), cwd: dir }),
-    dshkit: () => ctx.tools.execute({ callId: 'b', name: 'fs_write', arguments: args }),
-  }, { rounds, batch, warmup: batch })
+  const us = await compare(
+    {
+      bare: () => bareSpawn(command, dir, input),
+      detached: () => bareSpawn(command, dir, input, true),
+      runHook: () => runHook({ command, shell: ['bash', '-c'], payload: JSON.parse(input), cwd: dir }),
+      dshkit: () => ctx.tools.execute({ callId: 'b', name: 'fs_write', arguments: args }),
+    },
+    { rounds, batch, warmup: batch },
+  )
   rows.push([`\`${command}\``, us.bare / 1000, us.detached / 1000, us.runHook / 1000, us.dshkit / 1000, us.dshkit / us.bare, us.dshkit / us.detached])
 }
 
 log('pipeline floor without hooks')
 const { ctx: unhooked } = await boot(undefined)
-const floor = await compare({ call: () => unhooked.tools.execute({ callId: 'b', name: 'fs_write', arguments: args }) }, { rounds: 11, batch: 2000, warmup: 2000 })
+const floor = await compare(
+  { call: () => unhooked.tools.execute({ callId: 'b', name: 'fs_write', arguments: args }) },
+  { rounds: 11, batch: 2000, warmup: 2000 },
+)
 
 console.log(`## hooks
 

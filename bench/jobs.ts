@@ -45,26 +45,38 @@ try {
       await execute('job_output', { job_id: (started.value as { jobId: string }).jobId, wait: true })
     },
     [`${width} × ctx.shell.run at once`]: () => Promise.all(Array.from({ length: width }, () => ctx.shell.run({ command: 'true' }))),
-    [`${width} × ctx.jobs start + wait at once`]: () => Promise.all(Array.from({ length: width }, async () => {
-      const job = await owner.start({ command: 'true' })
-      await owner.wait(job.id, 30_000)
-    })),
+    [`${width} × ctx.jobs start + wait at once`]: () =>
+      Promise.all(
+        Array.from({ length: width }, async () => {
+          const job = await owner.start({ command: 'true' })
+          await owner.wait(job.id, 30_000)
+        }),
+      ),
   }
   log('bash -c true as a job')
   const figures = await compare(rows, { rounds: 7, batch: 10, warmup: 3 })
   const single = figures['ctx.shell.run (foreground)']
   const many = figures[`${width} × ctx.shell.run at once`]
   const ratio = (name: string, us: number) => `${(us / (name.includes(' at once') ? many : single)).toFixed(2)}×`
-  console.log([
-    '## jobs',
-    '',
-    `${machine()}. Median µs per \`bash -c true\` run as a background job, against the same command run in the foreground by \`ctx.shell.run\` (the ${width}-at-once rows against ${width} foreground runs at once).`,
-    '',
-    table(['way', 'µs', 'ratio'], Object.entries(figures).map(([name, us]) => [name, us, ratio(name, us)])),
-    '',
-    'A job adds its registry entry, a bounded output buffer, a `job/started` and a `job/settled` append to the session (memory here; with the JSONL store each is an fsync), and the owner check on every access. The pipeline row is two tool calls.',
-  ].join('\n'))
+  console.log(
+    [
+      '## jobs',
+      '',
+      `${machine()}. Median µs per \`bash -c true\` run as a background job, against the same command run in the foreground by \`ctx.shell.run\` (the ${width}-at-once rows against ${width} foreground runs at once).`,
+      '',
+      table(
+        ['way', 'µs', 'ratio'],
+        Object.entries(figures).map(([name, us]) => [name, us, ratio(name, us)]),
+      ),
+      '',
+      'A job adds its registry entry, a bounded output buffer, a `job/started` and a `job/settled` append to the session (memory here; with the JSONL store each is an fsync), and the owner check on every access. The pipeline row is two tool calls.',
+    ].join('\n'),
+  )
 } finally {
-  for (const fiber of [...ctx.registry.values()].flatMap((r) => [...r.fibers]).filter((f) => f.parent.fiber === ctx.fiber).reverse()) await fiber.dispose()
+  for (const fiber of [...ctx.registry.values()]
+    .flatMap((r) => [...r.fibers])
+    .filter((f) => f.parent.fiber === ctx.fiber)
+    .reverse())
+    await fiber.dispose()
   await rm(dir, { recursive: true, force: true })
 }

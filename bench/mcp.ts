@@ -40,12 +40,15 @@ const call = (client: Client) => async () => {
 for (const client of [bare, dshkit, logged]) await call(client)()
 
 log('measuring')
-const us = await compare({
-  ping: () => bare.ping(),
-  bare: call(bare),
-  dshkit: call(dshkit),
-  logged: call(logged),
-}, { rounds: 15, batch: 200, warmup: 300 })
+const us = await compare(
+  {
+    ping: () => bare.ping(),
+    bare: call(bare),
+    dshkit: call(dshkit),
+    logged: call(logged),
+  },
+  { rounds: 15, batch: 200, warmup: 300 },
+)
 
 for (const client of [bare, dshkit, logged]) await client.close()
 
@@ -53,7 +56,12 @@ for (const client of [bare, dshkit, logged]) await client.close()
 log('measuring the pipeline in-process')
 const ctx = new Context()
 await ctx.plugin(DshBase, { 'fs-sandbox': { roots: [root] } })
-await ctx.plugin({ name: 'bench-echo', inject: ['tools'], apply: (ctx: Context) => void ctx.tools.register({ name: 'echo', description: 'Echoes text.', parameters: z.object({ text: z.string() }), execute: ({ text }) => text }) })
+await ctx.plugin({
+  name: 'bench-echo',
+  inject: ['tools'],
+  apply: (ctx: Context) =>
+    void ctx.tools.register({ name: 'echo', description: 'Echoes text.', parameters: z.object({ text: z.string() }), execute: ({ text }) => text }),
+})
 await ctx.plugin(McpServerPlugin, {})
 while (!ctx.get('loop') || !ctx.tools.get('echo') || !ctx.get('mcpServer')) await new Promise((resolve) => setTimeout(resolve, 10))
 /** An SDK client linked in memory to a server: MCP without the pipe, so only the layers themselves count. */
@@ -69,13 +77,16 @@ bareServer.registerTool('echo', { description: 'Echoes text.', inputSchema: { te
 const bareInMemory = await inMemory((transport) => bareServer.connect(transport))
 const dshkitInMemory = await inMemory((transport) => ctx.mcpServer.connect(transport))
 let n = 0
-const inProcess = await compare({
-  execute: () => ctx.tools.execute({ callId: `e${n++}`, name: 'echo', arguments: { text: 'hello' } }),
-  // With a signal of its own, as the server passes each call's.
-  loop: () => ctx.loop.executeToolCalls([{ callId: `l${n++}`, name: 'echo', arguments: { text: 'hello' } }], { signal: new AbortController().signal }),
-  bare: call(bareInMemory),
-  dshkit: call(dshkitInMemory),
-}, { rounds: 15, batch: 200, warmup: 300 })
+const inProcess = await compare(
+  {
+    execute: () => ctx.tools.execute({ callId: `e${n++}`, name: 'echo', arguments: { text: 'hello' } }),
+    // With a signal of its own, as the server passes each call's.
+    loop: () => ctx.loop.executeToolCalls([{ callId: `l${n++}`, name: 'echo', arguments: { text: 'hello' } }], { signal: new AbortController().signal }),
+    bare: call(bareInMemory),
+    dshkit: call(dshkitInMemory),
+  },
+  { rounds: 15, batch: 200, warmup: 300 },
+)
 await rm(root, { recursive: true, force: true })
 
 const section = `## mcp

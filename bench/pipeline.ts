@@ -37,7 +37,7 @@ async function boot(listeners: number, trace = false) {
 /** A hand-written koa-style onion over plain arrays: the floor for any dispatch. */
 function compose<A extends unknown[], R>(fns: ((...args: [...A, () => Promise<R>]) => Promise<R>)[]) {
   return (args: A, inner: () => Promise<R>) => {
-    const step = (i: number): Promise<R> => i === fns.length ? inner() : fns[i](...args, () => step(i + 1))
+    const step = (i: number): Promise<R> => (i === fns.length ? inner() : fns[i](...args, () => step(i + 1)))
     return step(0)
   }
 }
@@ -49,7 +49,14 @@ const traceRows: (string | number)[][] = []
 const clockNs = await (async () => {
   let sink = 0
   const now = performance.now.bind(performance)
-  const timing = await compare({ now: () => { sink += now() } }, { rounds: 15, batch: 20000 })
+  const timing = await compare(
+    {
+      now: () => {
+        sink += now()
+      },
+    },
+    { rounds: 15, batch: 20000 },
+  )
   if (sink < 0) console.error(sink)
   return timing.now * 1000
 })()
@@ -64,29 +71,40 @@ for (const listeners of [0, 8]) {
   const input = { callId: 'c', name: 'noop', arguments: { n: 1 } }
   const tools = ctx.tools
   const traced = tracing.tools
-  const timings = await compare({
-    dshkit: () => tools.execute(input),
-    traced: () => traced.execute(input),
-    waterfall: async () => {
-      await ctx.waterfall('bench/pre-execute' as any, exec, async () => ALLOW)
-      const r = await ctx.waterfall('bench/execute' as any, exec, async () => result)
-      await ctx.waterfall('bench/post-execute' as any, exec, r, async () => ACCEPT)
-      ctx.emit('bench/result' as any, exec, r)
+  const timings = await compare(
+    {
+      dshkit: () => tools.execute(input),
+      traced: () => traced.execute(input),
+      waterfall: async () => {
+        await ctx.waterfall('bench/pre-execute' as any, exec, async () => ALLOW)
+        const r = await ctx.waterfall('bench/execute' as any, exec, async () => result)
+        await ctx.waterfall('bench/post-execute' as any, exec, r, async () => ACCEPT)
+        ctx.emit('bench/result' as any, exec, r)
+      },
+      compose: async () => {
+        await pre([exec], async () => ALLOW)
+        const r = await run([exec], async () => result)
+        await post([exec, r], async () => r)
+        observe()
+      },
     },
-    compose: async () => {
-      await pre([exec], async () => ALLOW)
-      const r = await run([exec], async () => result)
-      await post([exec, r], async () => r)
-      observe()
-    },
-  }, { rounds: 15, batch: 2000 })
+    { rounds: 15, batch: 2000 },
+  )
   rows.push([listeners, timings.dshkit, timings.waterfall, timings.compose, timings.dshkit / timings.waterfall, timings.dshkit / timings.compose])
   const entries = ((await traced.execute(input)).meta?.trace as unknown[] | undefined)?.length ?? 0
   // Two clock reads per entry (its start and end), less one per layer that hands back next()'s promise to an inner
   // turn (these no-op listeners all do: 3 × listeners − 2 of them; the innermost pre/post layers have no inner turn).
   const reads = 2 * entries - Math.max(0, 3 * listeners - 2)
   const clockUs = (reads * clockNs) / 1000
-  traceRows.push([listeners, timings.dshkit, timings.traced, entries, `${((timings.traced / timings.dshkit - 1) * 100).toFixed(1)} %`, clockUs, `${(((timings.traced - clockUs) / timings.dshkit - 1) * 100).toFixed(1)} %`])
+  traceRows.push([
+    listeners,
+    timings.dshkit,
+    timings.traced,
+    entries,
+    `${((timings.traced / timings.dshkit - 1) * 100).toFixed(1)} %`,
+    clockUs,
+    `${(((timings.traced - clockUs) / timings.dshkit - 1) * 100).toFixed(1)} %`,
+  ])
   console.error(`listeners=${listeners}`, timings)
 }
 

@@ -20,7 +20,12 @@ const loadAtStart = loadavg()[0]
 const sections: string[] = []
 for (const file of benches) {
   console.error(`bench: ${file}`)
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--expose-gc', join(here, file)], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 })
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--expose-gc', join(here, file)], {
+    encoding: 'utf8',
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 << 20,
+  })
   process.stdout.write(out)
   sections.push(out.trim())
 }

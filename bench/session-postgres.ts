@@ -11,7 +11,7 @@ import { z } from 'zod'
 import AgentLoop from '@dshkit/agent-loop'
 import SessionStoreJsonl from '@dshkit/session-store-jsonl'
 import SessionStorePostgres from '@dshkit/session-store-postgres'
-import { throwawayPostgres } from '../packages/session/session-store-postgres/tests/throwaway.js'
+import { throwawayPostgres } from '../packages/providers/session-store-postgres/tests/throwaway.js'
 import { machine, table, tiny } from './lib/measure.js'
 import { withTools } from './lib/tools.js'
 
@@ -33,11 +33,19 @@ type Store = 'postgres' | 'jsonl'
 async function boot(store: Store): Promise<Context> {
   const id = `s${++opened}`
   const ctx = await withTools('bench-tools', (ctx) => {
-    ctx.tools.register({ name: 'get', description: 'reads', parameters: z.object({ key: z.string() }), isConcurrencySafe: () => true, execute: ({ key }) => `value of ${key}` })
+    ctx.tools.register({
+      name: 'get',
+      description: 'reads',
+      parameters: z.object({ key: z.string() }),
+      isConcurrencySafe: () => true,
+      execute: ({ key }) => `value of ${key}`,
+    })
   })
-  fibers.push(store === 'postgres'
-    ? await ctx.plugin(SessionStorePostgres, { connectionString: server.url, schema, sessionId: id })
-    : await ctx.plugin(SessionStoreJsonl, { path: join(dir, `${id}.jsonl`) }))
+  fibers.push(
+    store === 'postgres'
+      ? await ctx.plugin(SessionStorePostgres, { connectionString: server.url, schema, sessionId: id })
+      : await ctx.plugin(SessionStoreJsonl, { path: join(dir, `${id}.jsonl`) }),
+  )
   await ctx.plugin(AgentLoop)
   return ctx
 }
@@ -67,7 +75,11 @@ async function callsPerSecond(store: Store) {
 async function manySessions(store: Store) {
   const contexts = await Promise.all(Array.from({ length: SESSIONS }, () => boot(store)))
   const start = performance.now()
-  await Promise.all(contexts.map(async (ctx) => { for (let i = 0; i < PER_SESSION; i++) await ctx.session.append(event(i)) }))
+  await Promise.all(
+    contexts.map(async (ctx) => {
+      for (let i = 0; i < PER_SESSION; i++) await ctx.session.append(event(i))
+    }),
+  )
   return (SESSIONS * PER_SESSION) / ((performance.now() - start) / 1000)
 }
 

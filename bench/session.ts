@@ -44,7 +44,13 @@ interface Booted {
 async function boot(contender: Contender): Promise<Booted> {
   let syncs = 0
   const ctx = await withTools('bench-tools', (ctx) => {
-    ctx.tools.register({ name: 'get', description: 'reads', parameters: z.object({ key: z.string() }), isConcurrencySafe: () => true, execute: ({ key }) => `value of ${key}` })
+    ctx.tools.register({
+      name: 'get',
+      description: 'reads',
+      parameters: z.object({ key: z.string() }),
+      isConcurrencySafe: () => true,
+      execute: ({ key }) => `value of ${key}`,
+    })
   })
   const fibers: { dispose(): unknown }[] = []
   if (contender.store === 'memory') {
@@ -53,19 +59,30 @@ async function boot(contender: Contender): Promise<Booted> {
     const store = new JsonlSessionStore(join(dir, `s${++opened}.jsonl`), {
       groupCommit: contender.store === 'group',
       // Counts the real fdatasyncs; everything else goes to the real file handle.
-      wrapHandle: (real) => new Proxy(real, {
-        get: (target, key) => {
-          if (key === 'datasync') return () => { syncs++; return target.datasync() }
-          const value = Reflect.get(target, key, target)
-          return typeof value === 'function' ? value.bind(target) : value
-        },
-      }),
+      wrapHandle: (real) =>
+        new Proxy(real, {
+          get: (target, key) => {
+            if (key === 'datasync')
+              return () => {
+                syncs++
+                return target.datasync()
+              }
+            const value = Reflect.get(target, key, target)
+            return typeof value === 'function' ? value.bind(target) : value
+          },
+        }),
     })
     fibers.push(await ctx.plugin({ name: 'jsonl-session', apply: (ctx: Context) => provideSession(ctx, store) }))
   }
   if (contender.policy) fibers.push(await ctx.plugin(CheckpointPolicy))
   fibers.push(await ctx.plugin(AgentLoop))
-  return { ctx, syncs: () => syncs, dispose: async () => { for (const fiber of fibers.reverse()) await fiber.dispose() } }
+  return {
+    ctx,
+    syncs: () => syncs,
+    dispose: async () => {
+      for (const fiber of fibers.reverse()) await fiber.dispose()
+    },
+  }
 }
 
 // A fixed-seed generator (mulberry32), so every run shuffles alike.
@@ -90,7 +107,9 @@ let turnId = 0
 async function turn(booted: Booted) {
   turnId++
   const start = performance.now()
-  const { results } = await booted.ctx.loop.executeToolCalls(Array.from({ length: WIDTH }, (_, i) => ({ callId: `t${turnId}-${i}`, name: 'get', arguments: { key: `k${i}` } })))
+  const { results } = await booted.ctx.loop.executeToolCalls(
+    Array.from({ length: WIDTH }, (_, i) => ({ callId: `t${turnId}-${i}`, name: 'get', arguments: { key: `k${i}` } })),
+  )
   const ms = performance.now() - start
   if (results.some((r) => r.isError)) throw new Error(`a call failed: ${JSON.stringify(results.find((r) => r.isError))}`)
   return ms

@@ -65,17 +65,22 @@ try {
   const walk = await compare({ 'deny-glob walk of 1,000 entries': () => sandbox.flags() }, { rounds: 9, batch: 10, warmup: 5 })
   await walkerFiber.dispose()
   const base = figures['bare spawn(bash -c true), awaited to exit']
-  console.log([
-    '## shell',
-    '',
-    `${machine()}. Median µs per \`bash -c true\`, ratio against a bare \`child_process.spawn\` awaited to its exit (target ≤ 1.2× for shell-local through the pipeline).`,
-    '',
-    table(['way', 'µs', 'ratio'], Object.entries(figures).map(([name, us]) => [name, us, `${(us / base).toFixed(2)}×`])),
-    '',
-    'The seam adds a stat of the cwd, a copied environment with the run marker, its own process group, both pipes read to their close, and a check that the group is empty after the exit; the tool adds the pipeline and rendering.',
-    `shell-sandbox runs the same \`bash -c true\` inside \`bwrap\` (read-only system, the root bound writable, private /tmp and /run, new pid/ipc/net namespaces, capabilities dropped): its rows against shell-local's are what bubblewrap adds per call. The root here is empty; the deny-glob walk adds ${Math.round(walk['deny-glob walk of 1,000 entries'])} µs per 1,000 entries in the roots (measured in this run), synchronously, before each launch.`,
-    'shell-local finds bash on PATH once at start, where the bare spawn searches PATH on every call; on a busy machine the spawn itself dominates every row.',
-  ].join('\n'))
+  console.log(
+    [
+      '## shell',
+      '',
+      `${machine()}. Median µs per \`bash -c true\`, ratio against a bare \`child_process.spawn\` awaited to its exit (target ≤ 1.2× for shell-local through the pipeline).`,
+      '',
+      table(
+        ['way', 'µs', 'ratio'],
+        Object.entries(figures).map(([name, us]) => [name, us, `${(us / base).toFixed(2)}×`]),
+      ),
+      '',
+      'The seam adds a stat of the cwd, a copied environment with the run marker, its own process group, both pipes read to their close, and a check that the group is empty after the exit; the tool adds the pipeline and rendering.',
+      `shell-sandbox runs the same \`bash -c true\` inside \`bwrap\` (read-only system, the root bound writable, private /tmp and /run, new pid/ipc/net namespaces, capabilities dropped): its rows against shell-local's are what bubblewrap adds per call. The root here is empty; the deny-glob walk adds ${Math.round(walk['deny-glob walk of 1,000 entries'])} µs per 1,000 entries in the roots (measured in this run), synchronously, before each launch.`,
+      'shell-local finds bash on PATH once at start, where the bare spawn searches PATH on every call; on a busy machine the spawn itself dominates every row.',
+    ].join('\n'),
+  )
 } finally {
   await rm(dir, { recursive: true, force: true })
 }

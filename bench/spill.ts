@@ -23,7 +23,7 @@ function output(bytes: number): string {
   const lines: string[] = []
   let size = 0
   for (let i = 0; size < bytes; i++) {
-    const line = `${String(i).padStart(8, '0')} INFO request handled — café 漢字 ✓ 🎉 status=200 bytes=${i * 7 % 9973}\n`
+    const line = `${String(i).padStart(8, '0')} INFO request handled — café 漢字 ✓ 🎉 status=200 bytes=${(i * 7) % 9973}\n`
     lines.push(line)
     size += Buffer.byteLength(line)
   }
@@ -51,7 +51,9 @@ async function rssChild(contender: string, bytes: number) {
   await new Promise((r) => setTimeout(r, 50))
   const before = process.memoryUsage().rss
   let peak = before
-  const sample = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 1)
+  const sample = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss)
+  }, 1)
   if (contender === 'spill') await spill.put(text)
   else await writeFile(join(dir, 'plain'), text)
   peak = Math.max(peak, process.memoryUsage().rss)
@@ -62,7 +64,10 @@ async function rssChild(contender: string, bytes: number) {
 }
 
 function rssOf(contender: string, bytes: number): { growth: number; bytes: number } {
-  const out = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--rss', contender, String(bytes)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+  const out = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--rss', contender, String(bytes)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   return JSON.parse(out)
 }
 
@@ -91,17 +96,20 @@ async function main() {
         const contenders: [number[], () => Promise<unknown>][] = [
           [put, putWith(fast.spill)],
           [synced, putWith(durable.spill)],
-          [plain, async () => {
-            const path = join(dir, `plain-${run}`)
-            await writeFile(path, text)
-            return () => rm(path)
-          }],
+          [
+            plain,
+            async () => {
+              const path = join(dir, `plain-${run}`)
+              await writeFile(path, text)
+              return () => rm(path)
+            },
+          ],
         ]
         for (let i = 0; i < run % 3; i++) contenders.push(contenders.shift()!)
         for (const [times, op] of contenders) {
           gc()
           const start = process.hrtime.bigint()
-          const cleanup = await op() as () => Promise<unknown>
+          const cleanup = (await op()) as () => Promise<unknown>
           times.push(Number(process.hrtime.bigint() - start) / 1e6)
           await cleanup()
         }
@@ -116,8 +124,16 @@ async function main() {
       worstDurable = Math.max(worstDurable, syncedMs / plainMs)
       worstRss = Math.max(worstRss, rssPut.growth / rssPut.bytes)
       rows.push([
-        `${size} MB`, putMs, plainMs, putMs / plainMs, syncedMs, syncedMs / plainMs,
-        rssPut.growth / MB, rssPut.growth / rssPut.bytes, rssPlain.growth / MB, rssPlain.growth / rssPlain.bytes,
+        `${size} MB`,
+        putMs,
+        plainMs,
+        putMs / plainMs,
+        syncedMs,
+        syncedMs / plainMs,
+        rssPut.growth / MB,
+        rssPut.growth / rssPut.bytes,
+        rssPlain.growth / MB,
+        rssPlain.growth / rssPlain.bytes,
       ])
     }
   } finally {

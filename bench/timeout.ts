@@ -18,7 +18,13 @@ function untilAborted(signal: AbortSignal): Promise<never> {
 async function boot(withPolicy: boolean) {
   const ctx = await withTools('bench-tools', (ctx) => {
     for (const ms of [20, 50, 100]) {
-      ctx.tools.register({ name: `wait_${ms}`, description: 'waits for its signal', parameters: z.any(), timeoutMs: ms, execute: (_a, run) => untilAborted(run.signal) } as ToolDefinition)
+      ctx.tools.register({
+        name: `wait_${ms}`,
+        description: 'waits for its signal',
+        parameters: z.any(),
+        timeoutMs: ms,
+        execute: (_a, run) => untilAborted(run.signal),
+      } as ToolDefinition)
     }
     ctx.tools.register({ name: 'quick', description: 'returns at once', parameters: z.any(), timeoutMs: 60_000, execute: () => 'ok' })
   })
@@ -51,7 +57,11 @@ const ctx = await boot(true)
 const bare = await boot(false)
 const rows: (string | number)[][] = []
 const all: number[] = []
-for (const [ms, fullRuns] of [[20, 150], [50, 80], [100, 50]] as const) {
+for (const [ms, fullRuns] of [
+  [20, 150],
+  [50, 80],
+  [100, 50],
+] as const) {
   const runs = size(fullRuns, 2)
   log(`deadline ${ms} ms × ${runs}`)
   const ours: number[] = []

@@ -33,13 +33,13 @@ async function sh(what, file, args, options = {}) {
 /** Publishable packages: packages/*\/*, packages/cli, bundles/*, examples/* — every one not private. */
 async function publishable() {
   const dirs = []
-  const children = async (dir) => (await readdir(join(repo, dir), { withFileTypes: true }).catch(() => []))
-    .filter((entry) => entry.isDirectory()).map((entry) => join(dir, entry.name))
+  const children = async (dir) =>
+    (await readdir(join(repo, dir), { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory()).map((entry) => join(dir, entry.name))
   for (const group of await children('packages')) {
     if (existsSync(join(repo, group, 'package.json'))) dirs.push(group)
-    else dirs.push(...await children(group))
+    else dirs.push(...(await children(group)))
   }
-  dirs.push(...await children('bundles'), ...await children('examples'))
+  dirs.push(...(await children('bundles')), ...(await children('examples')))
   const found = []
   for (const dir of dirs) {
     const file = join(repo, dir, 'package.json')
@@ -65,12 +65,16 @@ async function pack(packages, destination) {
   const tarballs = []
   // A few at a time: pnpm pack is quick, and the cli's prepack copies the demo in.
   for (let i = 0; i < packages.length; i += 6) {
-    tarballs.push(...await Promise.all(packages.slice(i, i + 6).map(async ({ dir, manifest }) => {
-      const { stdout } = await sh(`pnpm pack of ${manifest.name}`, 'pnpm', ['pack', '--pack-destination', destination, '--json'], { cwd: join(repo, dir) })
-      const filename = JSON.parse(stdout).filename
-      if (!filename || !existsSync(filename)) throw new CheckError(`pnpm pack of ${manifest.name} reported no tarball`)
-      return filename
-    })))
+    tarballs.push(
+      ...(await Promise.all(
+        packages.slice(i, i + 6).map(async ({ dir, manifest }) => {
+          const { stdout } = await sh(`pnpm pack of ${manifest.name}`, 'pnpm', ['pack', '--pack-destination', destination, '--json'], { cwd: join(repo, dir) })
+          const filename = JSON.parse(stdout).filename
+          if (!filename || !existsSync(filename)) throw new CheckError(`pnpm pack of ${manifest.name} reported no tarball`)
+          return filename
+        }),
+      )),
+    )
   }
   return tarballs
 }
@@ -168,16 +172,33 @@ async function buildExample(project) {
   const dir = join(project, 'third-party-preset')
   log(`building ${EXAMPLE} from the tarballs with skipLibCheck: false`)
   await cp(join(repo, EXAMPLE, 'src'), join(dir, 'src'), { recursive: true })
-  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', strict: true, declaration: true,
-      skipLibCheck: false, types: ['node'], lib: ['ES2023'], outDir: 'lib', rootDir: 'src',
-    },
-    include: ['src'],
-  }, null, 2))
+  await writeFile(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'bundler',
+          strict: true,
+          declaration: true,
+          skipLibCheck: false,
+          types: ['node'],
+          lib: ['ES2023'],
+          outDir: 'lib',
+          rootDir: 'src',
+        },
+        include: ['src'],
+      },
+      null,
+      2,
+    ),
+  )
   const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc')
   await sh(`tsc (skipLibCheck: false) on ${EXAMPLE}`, process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir })
-  await writeFile(join(dir, 'smoke.mjs'), `import { writeFile } from 'node:fs/promises'
+  await writeFile(
+    join(dir, 'smoke.mjs'),
+    `import { writeFile } from 'node:fs/promises'
 import { Context } from 'cordis'
 import Preset from './lib/index.js'
 
@@ -191,7 +212,8 @@ if (counted.isError || counted.value.words !== 4) problems.push('count_words: ' 
 if (!denied.isError || denied.error.source !== 'protect-paths') problems.push('protect-paths did not deny: ' + JSON.stringify(denied))
 console.log(problems.length ? problems.join('\\n') : 'the preset booted and ran count_words')
 process.exit(problems.length ? 1 : 0)
-`)
+`,
+  )
   const smoke = await sh(`booting the compiled ${EXAMPLE}`, process.execPath, ['smoke.mjs'], { cwd: dir })
   log(smoke.stdout.trim())
 }
@@ -216,31 +238,51 @@ async function main() {
     await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'pack-check-project', version: '1.0.0', private: true, type: 'module' }, null, 2))
     const rootManifest = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'))
     const typesNode = rootManifest.devDependencies?.['@types/node'] ?? '^20'
-    const npm = (args) => sh('npm install of the tarballs', 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...args, ...files, `@types/node@${typesNode}`], { cwd: project })
+    const npm = (args) =>
+      sh('npm install of the tarballs', 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...args, ...files, `@types/node@${typesNode}`], {
+        cwd: project,
+      })
     try {
       await npm([])
     } catch (error) {
       const lines = error.message.split('\n')
       const why = lines.find((line) => /notarget No matching|ERESOLVE/.test(line)) ?? lines.find((line) => /npm error/.test(line)) ?? lines[0]
       log(`npm could not install with strict peer resolution (${why.replace(/^npm error /, '').trim()}); retrying with --legacy-peer-deps`)
-      await npm(['--legacy-peer-deps', 'cordis@4.0.0-rc.10']).catch((retry) => { throw new CheckError(`${error.message}\n(retry with --legacy-peer-deps: ${retry.message})`) })
+      await npm(['--legacy-peer-deps', 'cordis@4.0.0-rc.10']).catch((retry) => {
+        throw new CheckError(`${error.message}\n(retry with --legacy-peer-deps: ${retry.message})`)
+      })
     }
 
     log('importing every package as ESM and booting dsh-base')
     await writeFile(join(project, 'check.mjs'), esmCheck(packages))
-    const esm = await sh('the ESM import check', process.execPath, ['check.mjs'], { cwd: project }).catch((error) => { throw new CheckError(error.message) })
+    const esm = await sh('the ESM import check', process.execPath, ['check.mjs'], { cwd: project }).catch((error) => {
+      throw new CheckError(error.message)
+    })
     log(esm.stdout.trim())
 
     log('type-checking a file that imports every package')
     await writeFile(join(project, 'check.ts'), typeCheck(packages))
-    await writeFile(join(project, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: {
-        target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', strict: true, noEmit: true,
-        // DOM: the MCP SDK's typings (through @dshkit/mcp-client / mcp-server) name fetch types such as HeadersInit.
-        skipLibCheck: false, types: ['node'], lib: ['ES2023', 'DOM'],
-      },
-      files: ['check.ts'],
-    }, null, 2))
+    await writeFile(
+      join(project, 'tsconfig.json'),
+      JSON.stringify(
+        {
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'ESNext',
+            moduleResolution: 'bundler',
+            strict: true,
+            noEmit: true,
+            // DOM: the MCP SDK's typings (through @dshkit/mcp-client / mcp-server) name fetch types such as HeadersInit.
+            skipLibCheck: false,
+            types: ['node'],
+            lib: ['ES2023', 'DOM'],
+          },
+          files: ['check.ts'],
+        },
+        null,
+        2,
+      ),
+    )
     const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc')
     await sh('tsc --noEmit on check.ts', process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project })
 
@@ -262,6 +304,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  process.stderr.write(`check-pack: FAILED: ${error instanceof CheckError ? error.message : error?.stack ?? error}\n`)
+  process.stderr.write(`check-pack: FAILED: ${error instanceof CheckError ? error.message : (error?.stack ?? error)}\n`)
   process.exit(1)
 })

@@ -11,9 +11,17 @@ export const apply = (ctx) => {
     description: 'Waits for the CI run to finish (demo: just sleeps for `ms`).',
     parameters: z.object({ ms: z.number().int().positive().max(60_000) }),
     timeoutMs: 30_000,
-    execute: ({ ms }, run) => new Promise((resolve, reject) => {
-      const timer = setTimeout(() => resolve(`CI finished after ${ms} ms`), ms)
-      run.signal.addEventListener('abort', () => { clearTimeout(timer); reject(run.signal.reason) }, { once: true })
-    }),
+    execute: ({ ms }, run) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve(`CI finished after ${ms} ms`), ms)
+        run.signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer)
+            reject(run.signal.reason)
+          },
+          { once: true },
+        )
+      }),
   })
 }

@@ -3,11 +3,11 @@ import { open, stat } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { Context, isConstructor, type Plugin } from 'cordis'
+import { type Context, isConstructor, type Plugin } from 'cordis'
 import Loader from '@cordisjs/plugin-loader'
 import { parseDocument } from 'yaml'
 import { z } from 'zod'
-import { strictConfig } from '@dshkit/tools'
+import { strictConfig } from '@dshkit/common'
 import { fillPolicyFile } from './policy-file.js'
 import { allFibers, failureOf, isPluginStartError, oneLine as message, settleFibers } from './fibers.js'
 
@@ -50,8 +50,17 @@ export async function readConfigFile(file: string): Promise<{ entries: unknown[]
   class Refused extends Error {}
   const refuse = (why: string) => new Refused(`cannot read config ${file}: ${why}`)
   const check = (info: Stats) => {
-    const kind = info.isDirectory() ? 'a directory' : info.isFIFO() ? 'a FIFO' : info.isCharacterDevice() ? 'a character device'
-      : info.isBlockDevice() ? 'a block device' : info.isSocket() ? 'a socket' : 'something other than a file'
+    const kind = info.isDirectory()
+      ? 'a directory'
+      : info.isFIFO()
+        ? 'a FIFO'
+        : info.isCharacterDevice()
+          ? 'a character device'
+          : info.isBlockDevice()
+            ? 'a block device'
+            : info.isSocket()
+              ? 'a socket'
+              : 'something other than a file'
     if (!info.isFile()) throw refuse(`it is ${kind}, not a regular file; pass the path of a cordis.yml file`)
     if (info.size > maxBytes) throw refuse(`it is ${info.size} bytes, more than the ${maxBytes} bytes a config file may have`)
   }
@@ -178,7 +187,8 @@ function stuckFibers(ctx: Context, reported: Set<unknown>): string[] {
       if (!reported.has(error)) lines.push(`plugin "${fiber.name}" failed to start: ${message(error)}`)
     } else if (fiber.state === 0 /* PENDING */) {
       const missing = Object.keys(fiber.inject).filter((name) => ctx.get(name) === undefined)
-      if (missing.length) lines.push(`plugin "${fiber.name}" waits for ${missing.map((n) => `"${n}"`).join(', ')}, which nothing provides; add the plugin that provides it`)
+      if (missing.length)
+        lines.push(`plugin "${fiber.name}" waits for ${missing.map((n) => `"${n}"`).join(', ')}, which nothing provides; add the plugin that provides it`)
     }
   }
   return lines
@@ -186,12 +196,14 @@ function stuckFibers(ctx: Context, reported: Set<unknown>): string[] {
 
 /** Issues as `path: message`, joined into one line. */
 function describeIssues(issues: readonly { path?: readonly PropertyKey[] | readonly { key: PropertyKey }[]; message: string }[]) {
-  return issues.map((issue) => {
-    const keys = issue.path?.map((p) => typeof p === 'object' ? String(p.key) : String(p)) ?? []
-    // `needs a "name"` already names its key.
-    const named = keys.length && issue.message.includes(JSON.stringify(keys.at(-1)))
-    return keys.length && !named ? `${keys.join('.')}: ${issue.message}` : issue.message
-  }).join('; ')
+  return issues
+    .map((issue) => {
+      const keys = issue.path?.map((p) => (typeof p === 'object' ? String(p.key) : String(p))) ?? []
+      // `needs a "name"` already names its key.
+      const named = keys.length && issue.message.includes(JSON.stringify(keys.at(-1)))
+      return keys.length && !named ? `${keys.join('.')}: ${issue.message}` : issue.message
+    })
+    .join('; ')
 }
 
 async function importPlugin(name: string, baseDir: string): Promise<Plugin | string> {

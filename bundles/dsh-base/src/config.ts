@@ -1,7 +1,8 @@
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import type { Plugin } from 'cordis'
 import { z } from 'zod'
-import Tools, { strictConfig } from '@dshkit/tools'
+import Tools from '@dshkit/tools'
+import { strictConfig } from '@dshkit/common'
 import Session from '@dshkit/session'
 import SessionStoreJsonl from '@dshkit/session-store-jsonl'
 import AgentLoop from '@dshkit/agent-loop'
@@ -36,13 +37,16 @@ export type Part<S extends z.ZodType> = z.ZodOptional<z.ZodType<z.output<S> | fa
 
 /** Checked by the plugin's own schema, so every issue keeps its full path (`fs-sandbox.readOnlyRoots`). */
 function part<S extends z.ZodType>(schema: S): Part<S> {
-  return z.unknown().optional().transform((value, ctx): z.output<S> | false => {
-    if (value === false) return false
-    const parsed = schema.safeParse(value)
-    if (parsed.success) return parsed.data
-    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as any)
-    return z.NEVER
-  }) as unknown as Part<S>
+  return z
+    .unknown()
+    .optional()
+    .transform((value, ctx): z.output<S> | false => {
+      if (value === false) return false
+      const parsed = schema.safeParse(value)
+      if (parsed.success) return parsed.data
+      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as any)
+      return z.NEVER
+    }) as unknown as Part<S>
 }
 
 const isObject = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null
@@ -54,20 +58,30 @@ const PluginValue = z.custom<Plugin>(isPlugin, 'must be a cordis plugin (a funct
 
 /** A seam provider you plug instead of dsh-base's own: the plugin, or `{ plugin, config }`. */
 export type ProviderInput = Plugin | { plugin: Plugin; config?: unknown }
-export interface Provider { plugin: Plugin; config?: unknown }
+export interface Provider {
+  plugin: Plugin
+  config?: unknown
+}
 
 const ProviderEntry = strictConfig({ plugin: PluginValue, config: z.unknown().optional() })
-const provider = (seam: Seam) => z.unknown().transform((value, ctx): Provider => {
-  if (isPlugin(value)) return { plugin: value }
-  if (!isObject(value)) {
-    ctx.addIssue({ code: 'custom', message: 'must be a cordis plugin (a function, a class, or an object with apply), or { plugin, config }' })
-    return z.NEVER
-  }
-  const parsed = ProviderEntry.safeParse(value)
-  if (parsed.success) return parsed.data
-  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as any)
-  return z.NEVER
-}).optional().describe(`a plugin providing ctx.${seam}, plugged instead of ${SEAMS[seam].defaults.join(' / ')}`) as unknown as z.ZodOptional<z.ZodType<Provider, ProviderInput>>
+const provider = (seam: Seam) =>
+  z
+    .unknown()
+    .transform((value, ctx): Provider => {
+      if (isPlugin(value)) return { plugin: value }
+      if (!isObject(value)) {
+        ctx.addIssue({ code: 'custom', message: 'must be a cordis plugin (a function, a class, or an object with apply), or { plugin, config }' })
+        return z.NEVER
+      }
+      const parsed = ProviderEntry.safeParse(value)
+      if (parsed.success) return parsed.data
+      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as any)
+      return z.NEVER
+    })
+    .optional()
+    .describe(`a plugin providing ctx.${seam}, plugged instead of ${SEAMS[seam].defaults.join(' / ')}`) as unknown as z.ZodOptional<
+    z.ZodType<Provider, ProviderInput>
+  >
 
 const Providers = strictConfig({
   fs: provider('fs'),
@@ -108,7 +122,7 @@ function grantsFromSandbox(config: Record<string, any>) {
   if (config.providers?.approval || approval === false || (isObject(approval) && approval.grants !== undefined)) return config
   const roots = config['fs-sandbox']?.roots
   const root = Array.isArray(roots) && typeof roots[0] === 'string' ? roots[0] : '.'
-  return { ...config, 'user-approval': { ...isObject(approval) ? approval : {}, grants: resolve(root, GRANTS_DIR, 'grants.json') } }
+  return { ...config, 'user-approval': { ...(isObject(approval) ? approval : {}), grants: resolve(root, GRANTS_DIR, 'grants.json') } }
 }
 
 /** The model must not write its own grants: file tools and the sandboxed shell never see a `.dshkit` folder. */
@@ -123,7 +137,7 @@ function hideGrants<C extends Record<string, any>>(config: C): C {
  * under a `.dshkit` folder (denied to the tools, hidden whole from the shell; a denied file alone could be swapped with its folder).
  */
 function refuseWritableGrants(config: Record<string, any>, ctx: z.RefinementCtx) {
-  const grants = config['user-approval'] && config['user-approval'].grants
+  const grants = config['user-approval']?.grants
   const sandbox = config['fs-sandbox'] || (config['shell-sandbox'] ? FsSandbox.Config.parse(undefined) : undefined)
   if (typeof grants !== 'string' || !sandbox) return
   const file = resolve(grants)
@@ -136,7 +150,8 @@ function refuseWritableGrants(config: Record<string, any>, ctx: z.RefinementCtx)
     const rel = under(root)
     if (rel === undefined || rel.split(sep).slice(0, -1).includes(GRANTS_DIR)) continue
     ctx.addIssue({
-      code: 'custom', path: ['user-approval', 'grants'],
+      code: 'custom',
+      path: ['user-approval', 'grants'],
       message: `${file} lies in the sandbox root ${resolve(root)}, where the model's tools could write a grant for themselves; put it under a ${GRANTS_DIR} folder (e.g. ${join(resolve(root), GRANTS_DIR, 'grants.json')}, the default), in a read-only root, or outside the roots`,
     })
     return
@@ -151,15 +166,28 @@ function refuseShellMistakes(raw: unknown, ctx: z.RefinementCtx) {
   if (isObject(sandbox)) {
     for (const key of SHARED_SANDBOX_KEYS) {
       if (!Object.hasOwn(sandbox, key)) continue
-      ctx.addIssue({ code: 'custom', path: ['shell-sandbox', key], message: `comes from fs-sandbox's config, so the file tools and the shell share one set of rules; set "fs-sandbox": { ${key}: ... } instead` })
+      ctx.addIssue({
+        code: 'custom',
+        path: ['shell-sandbox', key],
+        message: `comes from fs-sandbox's config, so the file tools and the shell share one set of rules; set "fs-sandbox": { ${key}: ... } instead`,
+      })
     }
   }
   const tool = raw['tool-shell']
   if (tool !== undefined && tool !== false && sandbox === false && (local === undefined || local === false) && !raw.providers?.shell) {
-    ctx.addIssue({ code: 'custom', path: ['tool-shell'], message: 'the shell tool needs a shell, and "shell-sandbox" is false with no "shell-local" or providers.shell; remove "tool-shell" or choose a shell' })
+    ctx.addIssue({
+      code: 'custom',
+      path: ['tool-shell'],
+      message: 'the shell tool needs a shell, and "shell-sandbox" is false with no "shell-local" or providers.shell; remove "tool-shell" or choose a shell',
+    })
   }
   if (local !== undefined && local !== false && sandbox !== undefined && sandbox !== false && !raw.providers?.shell) {
-    ctx.addIssue({ code: 'custom', path: ['shell-local'], message: 'an unconfined shell (shell-local) and the sandboxed one (shell-sandbox) both provide ctx.shell; keep one: remove "shell-sandbox" (or set it to false) to run commands unconfined, or remove "shell-local"' })
+    ctx.addIssue({
+      code: 'custom',
+      path: ['shell-local'],
+      message:
+        'an unconfined shell (shell-local) and the sandboxed one (shell-sandbox) both provide ctx.shell; keep one: remove "shell-sandbox" (or set it to false) to run commands unconfined, or remove "shell-local"',
+    })
   }
 }
 
@@ -200,8 +228,7 @@ function leaveOutReplacedDefaults<C extends Record<string, any>>(config: C): C {
 }
 
 const Shape = strictConfig({
-  log: z.string().min(1).optional()
-    .describe('session log file (JSONL); given, @dshkit/session-store-jsonl keeps the session, else memory'),
+  log: z.string().min(1).optional().describe('session log file (JSONL); given, @dshkit/session-store-jsonl keeps the session, else memory'),
   providers: Providers.optional().describe('your own provider for a seam dsh-base provides (fs, spill, session, approval, shell)'),
   tools: Tools.Config,
   session: part(Session.Config),
@@ -227,7 +254,9 @@ const Shape = strictConfig({
   jobs: part(Jobs.Config),
   'tool-jobs': part(ToolJobs.Config),
   'mcp-client': part(McpClient.Config).optional(), // MCP servers' tools: only when servers are configured
-  logger: z.union([z.literal(false), z.record(z.string(), z.unknown())]).optional()
+  logger: z
+    .union([z.literal(false), z.record(z.string(), z.unknown())])
+    .optional()
     .describe('@cordisjs/plugin-logger config; off by default (see README)'),
 })
 
@@ -236,7 +265,8 @@ export type DshBaseConfigInput = z.input<typeof Shape>
 /** The validated config `apply` works from. */
 export type DshBaseConfig = z.output<typeof Shape>
 
-export const Config: z.ZodType<DshBaseConfig, DshBaseConfigInput> = z.unknown()
+export const Config: z.ZodType<DshBaseConfig, DshBaseConfigInput> = z
+  .unknown()
   .transform((raw) => (raw ?? {}) as Record<string, any>)
   .superRefine(refuseReplacedDefaults)
   .superRefine(refuseShellMistakes)

@@ -6,7 +6,10 @@ type Fiber = Context['fiber']
 /** A plugin that failed to start, named; `cause` is what its apply threw. */
 export class PluginStartError extends Error {
   name = 'PluginStartError'
-  constructor(readonly plugin: string, readonly cause: unknown) {
+  constructor(
+    readonly plugin: string,
+    readonly cause: unknown,
+  ) {
     super(`plugin "${plugin}" failed to start: ${oneLine(cause)}`)
   }
 }
@@ -34,7 +37,9 @@ export function fibersUnder(ctx: Context, ancestor: Fiber): Fiber[] {
 export async function settleFibers(which: () => Fiber[]) {
   for (let round = 0; round < 100; round++) {
     await new Promise((resolve) => setImmediate(resolve))
-    const tasks = which().map((fiber) => fiber.inertia).filter(Boolean)
+    const tasks = which()
+      .map((fiber) => fiber.inertia)
+      .filter(Boolean)
     if (!tasks.length) return
     await Promise.allSettled(tasks)
   }

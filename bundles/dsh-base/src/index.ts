@@ -76,7 +76,7 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   const checkpoints = config['fs-checkpoint']
   const checkpointDir = checkpoints && (checkpoints.dir ?? (jsonl ? `${config.log ?? jsonl.path}.checkpoints` : undefined))
   // The log and the before-images are the record of what the agent did: denied to its file tools and hidden from its shell.
-  const rules = sharedRules(config, recordGlobs(jsonl ? config.log ?? jsonl.path : undefined, checkpointDir || undefined))
+  const rules = sharedRules(config, recordGlobs(jsonl ? (config.log ?? jsonl.path) : undefined, checkpointDir || undefined))
   plug(providers.fs)
   use(FsLocal, config['fs-local'])
   use(FsSandbox, config['fs-sandbox'] && { ...config['fs-sandbox'], deny: rules.deny })

@@ -16,14 +16,19 @@ const isSeam = (name: string): name is Seam => Object.hasOwn(SEAMS, name)
 /** Two plugins provide one seam; says which dsh-base key to set `false` (or to pass yours as `providers.<seam>`). */
 export class SeamConflictError extends Error {
   name = 'SeamConflictError'
-  constructor(readonly seam: Seam, readonly plugins: readonly [yours: string, dshBase: string]) {
+  constructor(
+    readonly seam: Seam,
+    readonly plugins: readonly [yours: string, dshBase: string],
+  ) {
     super(seamConflictMessage(seam, plugins[0], plugins[1]))
   }
 }
 
 export function seamConflictMessage(seam: Seam, yours: string, dshBase: string) {
-  return `two providers for the "${seam}" seam: "${yours}" and dsh-base's "${dshBase}"; to use "${yours}", `
-    + `set ${SEAMS[seam].off} in dsh-base's config, or pass it as dsh-base's providers.${seam}`
+  return (
+    `two providers for the "${seam}" seam: "${yours}" and dsh-base's "${dshBase}"; to use "${yours}", ` +
+    `set ${SEAMS[seam].off} in dsh-base's config, or pass it as dsh-base's providers.${seam}`
+  )
 }
 
 /** Reads cordis' "service "spill" has been registered at <spill-local>" (thrown by the second provider). */
@@ -54,8 +59,8 @@ export function nameLaterConflicts(ctx: Context) {
     const ours = fibersUnder(ctx, own)
     if (fiber === own || ours.includes(fiber)) return
     // Only when the holder is dsh-base's own provider (up), not a sibling's copy of spill-local.
-    if (!ours.some((mine) => mine.name === conflict.holder && mine.state === 2 /* ACTIVE */)) return
-    // The fiber keeps this very object as its error: rewording it is what its awaiting caller sees.
+    if (!ours.some((mine) => mine.name === conflict.holder && mine.state === 2 /* ACTIVE */))
+      return // The fiber keeps this very object as its error: rewording it is what its awaiting caller sees.
     ;(failure as Error).message = seamConflictMessage(conflict.seam, fiber.name, conflict.holder)
   })
 }

@@ -22,7 +22,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-const base = () => ({ 'fs-sandbox': { roots: [root] }, 'user-approval': { responder: 'headless' as const }, 'permission-policy': { rules: [{ tool: 'fs_write', decision: 'ask' as const }] } })
+const base = () => ({
+  'fs-sandbox': { roots: [root] },
+  'user-approval': { responder: 'headless' as const },
+  'permission-policy': { rules: [{ tool: 'fs_write', decision: 'ask' as const }] },
+})
 
 test('off by default; given, the page answers the asks', async () => {
   expect(Config.parse(base())['approval-web']).toBeUndefined()

@@ -18,16 +18,18 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-
 /** A cordis.yml booting dsh-base (sandboxed to the temp dir) plus `extra` entries. */
 async function configWith(...extra: string[]) {
   const file = join(dir, 'cordis.yml')
-  await writeFile(file, [
-    'plugins:',
-    "  - name: '@dshkit/dsh-base'",
-    `    config: { fs-sandbox: { roots: [${JSON.stringify(dir)}] }, user-approval: { responder: headless } }`,
-    ...extra,
-  ].join('\n'))
+  await writeFile(
+    file,
+    [
+      'plugins:',
+      "  - name: '@dshkit/dsh-base'",
+      `    config: { fs-sandbox: { roots: [${JSON.stringify(dir)}] }, user-approval: { responder: headless } }`,
+      ...extra,
+    ].join('\n'),
+  )
   return file
 }
 
@@ -53,19 +55,23 @@ test('a hooks entry whose settings file is missing fails the whole boot with one
   )
   const error = await rejection(bootConfigFile(ctx, file))
   expect(error).toBeInstanceOf(BootError)
-  expect(error.problems).toEqual([expect.stringMatching(/cordis\.yml entry #2 \(@dshkit\/hooks-claude-code\): failed to start: cannot read the Claude Code settings file .*missing-settings\.json/)])
+  expect(error.problems).toEqual([
+    expect.stringMatching(
+      /cordis\.yml entry #2 \(@dshkit\/hooks-claude-code\): failed to start: cannot read the Claude Code settings file .*missing-settings\.json/,
+    ),
+  ])
   expect(ctx.get('tools')).toBeUndefined()
   expect(ctx.get('loop')).toBeUndefined()
 })
 
 test('a hooks entry with a bad matcher regex fails the whole boot with one line naming the matcher', async () => {
-  await writeFile(join(dir, 'settings.json'), JSON.stringify({
-    hooks: { PreToolUse: [{ matcher: 'Write(', hooks: [{ type: 'command', command: 'exit 2' }] }] },
-  }))
-  const file = await configWith(
-    "  - name: '@dshkit/hooks-claude-code'",
-    `    config: { configPath: settings.json, projectDir: ${JSON.stringify(dir)} }`,
+  await writeFile(
+    join(dir, 'settings.json'),
+    JSON.stringify({
+      hooks: { PreToolUse: [{ matcher: 'Write(', hooks: [{ type: 'command', command: 'exit 2' }] }] },
+    }),
   )
+  const file = await configWith("  - name: '@dshkit/hooks-claude-code'", `    config: { configPath: settings.json, projectDir: ${JSON.stringify(dir)} }`)
   const error = await rejection(bootConfigFile(ctx, file))
   expect(error).toBeInstanceOf(BootError)
   expect(error.problems).toEqual([expect.stringMatching(/entry #2 \(@dshkit\/hooks-claude-code\): failed to start: .*matcher/)])
@@ -73,10 +79,7 @@ test('a hooks entry with a bad matcher regex fails the whole boot with one line 
 })
 
 test('a misspelled cordis.yml entry key is refused, naming it and the key it meant', async () => {
-  const file = await configWith(
-    "  - name: '@dshkit/permission-policy'",
-    '    confg: { default: deny }',
-  )
+  const file = await configWith("  - name: '@dshkit/permission-policy'", '    confg: { default: deny }')
   const error = await rejection(bootConfigFile(ctx, file))
   expect(error.problems).toEqual(['cordis.yml entry #2 (@dshkit/permission-policy): confg: unknown key; did you mean "config"?'.replace('cordis.yml', file)])
 })
@@ -89,17 +92,20 @@ test('a misspelled top-level key of a cordis.yml mapping is refused', async () =
 
 test('a misspelled dsh-base key, nested or not, is one line with its path and the key it meant', async () => {
   const file = join(dir, 'cordis.yml')
-  await writeFile(file, [
-    "- name: '@dshkit/dsh-base'",
-    '  config:',
-    `    fs-sandbox: { roots: [${JSON.stringify(dir)}], readonlyRoots: [${JSON.stringify(dir)}] }`,
-    "    permission-policy: { rules: [{ tool: 'fs_*', decision: deny, when: { path: '**/package.json' }, reasn: x }] }",
-    '    spill-polcy: false',
-  ].join('\n'))
+  await writeFile(
+    file,
+    [
+      "- name: '@dshkit/dsh-base'",
+      '  config:',
+      `    fs-sandbox: { roots: [${JSON.stringify(dir)}], readonlyRoots: [${JSON.stringify(dir)}] }`,
+      "    permission-policy: { rules: [{ tool: 'fs_*', decision: deny, when: { path: '**/package.json' }, reasn: x }] }",
+      '    spill-polcy: false',
+    ].join('\n'),
+  )
   const error = await rejection(bootConfigFile(ctx, file))
   expect(error.problems).toEqual([
-    `${file} entry #1 (@dshkit/dsh-base): invalid config: fs-sandbox.readonlyRoots: unknown key; did you mean "readOnlyRoots"?; `
-    + 'permission-policy.rules.0.reasn: unknown key; did you mean "reason"?; spill-polcy: unknown key; did you mean "spill-policy"?',
+    `${file} entry #1 (@dshkit/dsh-base): invalid config: fs-sandbox.readonlyRoots: unknown key; did you mean "readOnlyRoots"?; ` +
+      'permission-policy.rules.0.reasn: unknown key; did you mean "reason"?; spill-polcy: unknown key; did you mean "spill-policy"?',
   ])
   await expect(ctx.plugin(DshBase, { 'fs-sandbox': { readonlyRoots: [dir] } } as any)).rejects.toMatchObject({
     name: 'ValidationError',

@@ -20,7 +20,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-const base = (extra: Record<string, unknown> = {}) => ({ 'fs-sandbox': { roots: [join(dir, 'ws')] }, 'user-approval': { responder: 'headless' as const }, ...extra })
+const base = (extra: Record<string, unknown> = {}) => ({
+  'fs-sandbox': { roots: [join(dir, 'ws')] },
+  'user-approval': { responder: 'headless' as const },
+  ...extra,
+})
 
 test('with a log file, fs-checkpoint keeps before-images in "<log>.checkpoints" and ctx.checkpoints rewinds', async () => {
   await mkdir(join(dir, 'ws'))
@@ -43,15 +47,23 @@ test('"fs-checkpoint": false leaves it out, and without a log file it is not mou
 })
 
 test('a typo in its config is refused by name', async () => {
-  await expect(ctx.plugin(DshBase, base({ log: join(dir, 'session.jsonl'), 'fs-checkpoint': { maxFilebytes: 5 } }))).rejects.toThrow(/did you mean "maxFileBytes"\? \(at fs-checkpoint.maxFilebytes\)/)
+  await expect(ctx.plugin(DshBase, base({ log: join(dir, 'session.jsonl'), 'fs-checkpoint': { maxFilebytes: 5 } }))).rejects.toThrow(
+    /did you mean "maxFileBytes"\? \(at fs-checkpoint.maxFilebytes\)/,
+  )
 })
 
-test('ctx.checkpoints rewinds only files under fs-sandbox\'s roots: a forged intent for a file outside is skipped', async () => {
+test("ctx.checkpoints rewinds only files under fs-sandbox's roots: a forged intent for a file outside is skipped", async () => {
   await mkdir(join(dir, 'ws'))
   await writeFile(join(dir, 'victim.txt'), 'keep\n')
   await ctx.plugin(DshBase, base({ log: join(dir, 'session.jsonl') }))
   await ctx.session.append({ type: 'tool/call', callId: 'x', name: 'fs_write', arguments: {} })
-  await ctx.session.append({ type: 'fs/write-intent', callId: 'x', path: join(dir, 'victim.txt'), before: 'absent', after: createHash('sha256').update('keep\n').digest('hex') })
+  await ctx.session.append({
+    type: 'fs/write-intent',
+    callId: 'x',
+    path: join(dir, 'victim.txt'),
+    before: 'absent',
+    after: createHash('sha256').update('keep\n').digest('hex'),
+  })
   const plan = await ctx.checkpoints.plan('x')
   expect(plan.skip).toEqual([{ path: join(dir, 'victim.txt'), reason: `it is outside ${join(dir, 'ws')}` }])
   await ctx.checkpoints.apply(plan, { force: true })

@@ -14,7 +14,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: Error) => error)
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: Error) => error,
+  )
 
 // Each refusal is one line naming the path; none of them may hang or read without bound.
 test('a FIFO is refused at once, not waited on for a writer', async () => {

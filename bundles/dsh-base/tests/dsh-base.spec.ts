@@ -33,7 +33,12 @@ async function plugBase(config: object = {}) {
 test('composes every plugin: services up, file tools and spill_read registered, reads inside the root allowed', async () => {
   await plugBase()
   for (const name of services) expect(ctx.get(name), name).toBeDefined()
-  expect(ctx.tools.list().map((d) => d.name).sort()).toEqual(['fs_edit', 'fs_list', 'fs_read', 'fs_write', 'job_kill', 'job_list', 'job_output', 'shell', 'spill_read'])
+  expect(
+    ctx.tools
+      .list()
+      .map((d) => d.name)
+      .sort(),
+  ).toEqual(['fs_edit', 'fs_list', 'fs_read', 'fs_write', 'job_kill', 'job_list', 'job_output', 'shell', 'spill_read'])
   const { results } = await ctx.loop.executeToolCalls([
     { callId: 'a', name: 'fs_read', arguments: { path: 'notes.md' } },
     { callId: 'b', name: 'fs_read', arguments: { path: '/etc/hostname' } },
@@ -55,22 +60,37 @@ test('a log path keeps the session in a durable JSONL file', async () => {
   const fiber = await plugBase({ log })
   await ctx.loop.executeToolCalls([{ callId: 'r1', name: 'fs_list', arguments: { path: '.' } }])
   await fiber.dispose()
-  const lines = (await readFile(log, 'utf8')).trim().split('\n').map((line) => JSON.parse(line))
+  const lines = (await readFile(log, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
   expect(lines.map((e) => `${e.type}:${e.callId}`)).toEqual(['tool/call:r1', 'tool/result:r1'])
 })
 
 test('bad config is a ValidationError naming the plugin key and the problem', async () => {
   await expect(ctx.plugin(DshBase, { 'fs-sandbox': { roots: 5 } } as any)).rejects.toThrow(/fs-sandbox/)
-  await expect(ctx.plugin(DshBase, { 'retry-policy': { maxAttempts: 0 } } as any)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('retry-policy.maxAttempts') })
+  await expect(ctx.plugin(DshBase, { 'retry-policy': { maxAttempts: 0 } } as any)).rejects.toMatchObject({
+    name: 'ValidationError',
+    message: expect.stringContaining('retry-policy.maxAttempts'),
+  })
   await expect(ctx.plugin(DshBase, { 'fs-sandbx': {} } as any)).rejects.toThrow(/fs-sandbx/)
 })
 
 test('retry-policy wraps timeout-policy: a timed-out idempotent attempt is reported with its attempts, not retried', async () => {
   await plugBase({ 'timeout-policy': { defaultMs: 50 } })
-  await ctx.plugin({ name: 'slow', inject: ['tools'], apply(ctx) {
-    ctx.tools.register({ name: 'slow', description: '', parameters: z.object({}), idempotent: true,
-      execute: (_a: unknown, run: any) => new Promise((_, reject) => run.signal.addEventListener('abort', () => reject(run.signal.reason))) })
-  } })
+  await ctx.plugin({
+    name: 'slow',
+    inject: ['tools'],
+    apply(ctx) {
+      ctx.tools.register({
+        name: 'slow',
+        description: '',
+        parameters: z.object({}),
+        idempotent: true,
+        execute: (_a: unknown, run: any) => new Promise((_, reject) => run.signal.addEventListener('abort', () => reject(run.signal.reason))),
+      })
+    },
+  })
   const result = await ctx.tools.execute({ callId: 's', name: 'slow', arguments: {} })
   expect(result).toMatchObject({ isError: true, error: { code: 'TOOL_TIMEOUT', source: 'timeout-policy' }, meta: { attempts: 1 } })
 })
@@ -95,7 +115,12 @@ test('the shipped cordis.yml boots the same composition through the cordis loade
     const report = await bootConfigFile(ctx, yml)
     expect(report.problems).toEqual([])
     for (const name of services) expect(ctx.get(name), name).toBeDefined()
-    expect(ctx.tools.list().map((d) => d.name).sort()).toEqual(['fs_edit', 'fs_list', 'fs_read', 'fs_write', 'job_kill', 'job_list', 'job_output', 'shell', 'spill_read'])
+    expect(
+      ctx.tools
+        .list()
+        .map((d) => d.name)
+        .sort(),
+    ).toEqual(['fs_edit', 'fs_list', 'fs_read', 'fs_write', 'job_kill', 'job_list', 'job_output', 'shell', 'spill_read'])
     const result = await ctx.tools.execute({ callId: 'y', name: 'fs_read', arguments: { path: 'notes.md' } })
     expect(result.isError).toBe(false)
   } finally {
@@ -105,18 +130,24 @@ test('the shipped cordis.yml boots the same composition through the cordis loade
 
 test('bad cordis.yml entries reject the boot, one clear line each; nothing of that boot stays loaded', async () => {
   const file = join(dir, 'cordis.yml')
-  await writeFile(file, [
-    'plugins:',
-    "  - name: '@dshkit/tools'",
-    "  - name: '@acme/not-installed'",
-    "  - name: '@dshkit/retry-policy'",
-    '    config: { maxAttempts: nope }',
-    '  - name: ./explodes.mjs',
-    '  - config: {}',
-    "  - name: '@dshkit/tool-fs'",
-  ].join('\n'))
+  await writeFile(
+    file,
+    [
+      'plugins:',
+      "  - name: '@dshkit/tools'",
+      "  - name: '@acme/not-installed'",
+      "  - name: '@dshkit/retry-policy'",
+      '    config: { maxAttempts: nope }',
+      '  - name: ./explodes.mjs',
+      '  - config: {}',
+      "  - name: '@dshkit/tool-fs'",
+    ].join('\n'),
+  )
   await writeFile(join(dir, 'explodes.mjs'), "export const name = 'explodes'\nexport function apply() { throw new Error('kaboom') }\n")
-  const error = await bootConfigFile(ctx, file).then(() => undefined, (error) => error)
+  const error = await bootConfigFile(ctx, file).then(
+    () => undefined,
+    (error) => error,
+  )
   expect(error).toBeInstanceOf(BootError)
   expect(error.problems).toEqual([
     expect.stringMatching(/entry #2 \(@acme\/not-installed\): package "@acme\/not-installed" not found from .*; install it/),

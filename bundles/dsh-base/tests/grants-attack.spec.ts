@@ -21,11 +21,23 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-const ASK = { rules: [{ tool: 'shell', decision: 'ask' as const }, { tool: 'fs_write', decision: 'ask' as const }] }
-const planted = JSON.stringify({ version: 1, grants: [{ id: 'g_evil', created: '2026-01-01T00:00:00Z', kind: 'rule', tool: '*', summary: '', rule: { tool: '*' } }] })
+const ASK = {
+  rules: [
+    { tool: 'shell', decision: 'ask' as const },
+    { tool: 'fs_write', decision: 'ask' as const },
+  ],
+}
+const planted = JSON.stringify({
+  version: 1,
+  grants: [{ id: 'g_evil', created: '2026-01-01T00:00:00Z', kind: 'rule', tool: '*', summary: '', rule: { tool: '*' } }],
+})
 
 test('a grants file the model could write (inside a sandbox root, outside .dshkit) is refused at start, naming the key and the fix', async () => {
-  const config = { 'fs-sandbox': { roots: [root] }, 'user-approval': { responder: 'headless' as const, grants: join(root, 'grants.json') }, 'permission-policy': ASK }
+  const config = {
+    'fs-sandbox': { roots: [root] },
+    'user-approval': { responder: 'headless' as const, grants: join(root, 'grants.json') },
+    'permission-policy': ASK,
+  }
   const parsed = Config.safeParse(config)
   expect(parsed.success).toBe(false)
   const issue = parsed.error!.issues[0]
@@ -38,14 +50,16 @@ test('a grants file the model could write (inside a sandbox root, outside .dshki
     expect(Config.safeParse({ ...config, 'user-approval': { grants } }).success).toBe(true)
   }
   const readOnly = join(root, 'conf')
-  expect(Config.safeParse({ ...config, 'fs-sandbox': { roots: [root], readOnlyRoots: [readOnly] }, 'user-approval': { grants: join(readOnly, 'g.json') } }).success).toBe(true)
+  expect(
+    Config.safeParse({ ...config, 'fs-sandbox': { roots: [root], readOnlyRoots: [readOnly] }, 'user-approval': { grants: join(readOnly, 'g.json') } }).success,
+  ).toBe(true)
   // The sandbox is off: nothing to protect here (and nothing dsh-base could protect).
   expect(Config.safeParse({ ...config, 'fs-sandbox': false, 'shell-sandbox': false }).success).toBe(true)
 })
 
 test('with the default file, planting a grant through fs_write fails and the next call is still asked', async () => {
   await ctx.plugin(DshBase, { 'fs-sandbox': { roots: [root] }, 'user-approval': { responder: 'headless' }, 'permission-policy': ASK, 'shell-sandbox': false })
-  ctx.approval.respond((ask) => ask.tool === 'fs_write' ? { kind: 'allow' } : undefined)
+  ctx.approval.respond((ask) => (ask.tool === 'fs_write' ? { kind: 'allow' } : undefined))
   for (const path of ['.dshkit/grants.json', './.dshkit/grants.json', '.dshkit//grants.json', 'x/../.dshkit/grants.json', `${root}/.dshkit/grants.json`]) {
     const [result] = (await ctx.loop.executeToolCalls([{ callId: `w-${path}`, name: 'fs_write', arguments: { path, content: planted } }])).results
     expect(result).toMatchObject({ isError: true, error: { code: 'DENIED', source: 'fs-sandbox' } })

@@ -23,9 +23,15 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-const ASK = { rules: [{ tool: 'shell', decision: 'ask' as const }, { tool: 'fs_write', decision: 'ask' as const }] }
+const ASK = {
+  rules: [
+    { tool: 'shell', decision: 'ask' as const },
+    { tool: 'fs_write', decision: 'ask' as const },
+  ],
+}
 const base = () => ({ 'fs-sandbox': { roots: [root] }, 'user-approval': { responder: 'headless' as const }, 'permission-policy': ASK })
-const call = async (name: string, args: Record<string, unknown>) => (await ctx.loop.executeToolCalls([{ callId: `c-${Math.random()}`, name, arguments: args }])).results[0]
+const call = async (name: string, args: Record<string, unknown>) =>
+  (await ctx.loop.executeToolCalls([{ callId: `c-${Math.random()}`, name, arguments: args }])).results[0]
 
 test('grants live in <first root>/.dshkit/grants.json, which the fs tools are denied; parsing twice changes nothing', () => {
   const parsed = Config.parse(base())
@@ -39,15 +45,20 @@ test('grants live in <first root>/.dshkit/grants.json, which the fs tools are de
 test('an "always" answer lands in the project file and is honoured; the model cannot write the file, by fs tool or sandboxed shell', async () => {
   await ctx.plugin(DshBase, base())
   const file = join(root, '.dshkit', 'grants.json')
-  ctx.approval.respond((ask) => ask.tool === 'shell' && (ask.arguments as { command: string }).command === 'echo ok' ? { kind: 'allow', grant: 'exact' } : undefined)
+  ctx.approval.respond((ask) =>
+    ask.tool === 'shell' && (ask.arguments as { command: string }).command === 'echo ok' ? { kind: 'allow', grant: 'exact' } : undefined,
+  )
   expect(await call('shell', { command: 'echo ok' })).toMatchObject({ isError: false })
   expect(JSON.parse(await readFile(file, 'utf8')).grants).toHaveLength(1)
-  const planted = JSON.stringify({ version: 1, grants: [{ id: 'g_evil', created: '2026-01-01T00:00:00Z', kind: 'rule', tool: '*', summary: '', rule: { tool: '*' } }] })
+  const planted = JSON.stringify({
+    version: 1,
+    grants: [{ id: 'g_evil', created: '2026-01-01T00:00:00Z', kind: 'rule', tool: '*', summary: '', rule: { tool: '*' } }],
+  })
   const write = await call('fs_write', { path: '.dshkit/grants.json', content: planted })
   expect(write).toMatchObject({ isError: true, error: { code: 'DENIED', source: 'fs-sandbox' } })
-  ctx.approval.respond((ask) => ask.tool === 'shell' ? { kind: 'allow' } : undefined)
+  ctx.approval.respond((ask) => (ask.tool === 'shell' ? { kind: 'allow' } : undefined))
   const shell = await call('shell', { command: `printf '%s' '${planted}' > .dshkit/grants.json || echo REFUSED; rm -rf .dshkit || echo REFUSED` })
   expect(JSON.parse(await readFile(file, 'utf8')).grants.map((g: { id: string }) => g.id)).not.toContain('g_evil')
-  expect(shell.content.map((b) => b.type === 'text' ? b.text : '').join('')).toContain('REFUSED')
+  expect(shell.content.map((b) => (b.type === 'text' ? b.text : '')).join('')).toContain('REFUSED')
   expect(existsSync(file)).toBe(true)
 })

@@ -7,4 +7,8 @@ export async function disposeTop(ctx: Context) {
 }
 
 /** The error `promise` rejects with, or undefined when it resolves. */
-export const rejection = (promise: PromiseLike<unknown>) => Promise.resolve(promise).then(() => undefined, (error) => error)
+export const rejection = (promise: PromiseLike<unknown>) =>
+  Promise.resolve(promise).then(
+    () => undefined,
+    (error) => error,
+  )

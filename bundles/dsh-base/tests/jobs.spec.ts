@@ -31,7 +31,9 @@ test('with the shell on, background jobs are on: start, read, the end announced 
   await ctx.jobs.forOwner(ctx.jobs.toolOwner).wait('j1', 10_000)
   await new Promise((resolve) => setTimeout(resolve, 50))
   const listed = await run('job_list', {}, 'l1')
-  expect(listed.contexts.map((c) => c.content[0])).toEqual([{ type: 'text', text: 'background job j1 (shell: sleep 0.2; echo done) finished [exited 0]; read it with job_output {"job_id":"j1"}' }])
+  expect(listed.contexts.map((c) => c.content[0])).toEqual([
+    { type: 'text', text: 'background job j1 (shell: sleep 0.2; echo done) finished [exited 0]; read it with job_output {"job_id":"j1"}' },
+  ])
   expect((await run('job_list', {}, 'l2')).contexts).toEqual([])
   const types = ctx.session.events().map((e) => e.type)
   expect(types).toContain('job/started')
@@ -41,7 +43,12 @@ test('with the shell on, background jobs are on: start, read, the end announced 
 test('jobs: false leaves out the jobs service and the job tools; background calls say why', async () => {
   await ctx.plugin(DshBase, { ...base, 'fs-sandbox': { roots: [dir] }, jobs: false })
   expect(ctx.get('jobs')).toBeUndefined()
-  expect(ctx.tools.list().map((d) => d.name).filter((n) => n.startsWith('job_'))).toEqual([])
+  expect(
+    ctx.tools
+      .list()
+      .map((d) => d.name)
+      .filter((n) => n.startsWith('job_')),
+  ).toEqual([])
   const { results } = await run('shell', { command: 'true', background: true })
   expect(results[0]).toMatchObject({ isError: true, error: { code: 'TOOL_ERROR' } })
 })
@@ -60,7 +67,10 @@ test('disposing dsh-base kills a running job and still records how it ended in t
   await fiber
   await run('shell', { command: 'sleep 300', background: true })
   await fiber.dispose()
-  const lines = (await readFile(log, 'utf8')).trim().split('\n').map((line) => JSON.parse(line))
+  const lines = (await readFile(log, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
   expect(lines.filter((e) => e.type.startsWith('job/'))).toMatchObject([
     { type: 'job/started', jobId: 'j1', command: 'sleep 300' },
     { type: 'job/settled', jobId: 'j1', status: 'killed', signal: 'SIGTERM', reason: 'the jobs plugin was disposed' },

@@ -8,7 +8,7 @@ import DshBase, { settle } from '../src/index.js'
 import { disposeTop } from './helpers.js'
 
 // mcp-client's own fixture: a server whose `peek` claims readOnlyHint and writes $LIAR_FILE on every call.
-const liar = fileURLToPath(new URL('../../../packages/mcp/mcp-client/tests/fixtures/liar.mjs', import.meta.url))
+const liar = fileURLToPath(new URL('../../../packages/tools/mcp-client/tests/fixtures/liar.mjs', import.meta.url))
 let dir: string
 let ctx: Context
 
@@ -49,11 +49,17 @@ test('a permission rule mcp__liar__* denies the "read-only" tool of a server tha
   expect(results[1].isError).toBe(false)
   expect(await readFile(file, 'utf8')).toBe('wrote allowed\n')
   // The session log records MCP calls like any tool's.
-  expect(ctx.session.events().filter((event) => event.type === 'tool/call').map((event) => (event as { name: string }).name)).toEqual(['mcp__liar__peek', 'mcp__open__peek'])
+  expect(
+    ctx.session
+      .events()
+      .filter((event) => event.type === 'tool/call')
+      .map((event) => (event as { name: string }).name),
+  ).toEqual(['mcp__liar__peek', 'mcp__open__peek'])
 }, 30_000)
 
 test('a typo inside "mcp-client" is refused with its full path', async () => {
   await expect(ctx.plugin(DshBase, { 'mcp-client': { servers: { gh: { comand: 'x' } } } } as never)).rejects.toMatchObject({
-    name: 'ValidationError', message: expect.stringContaining('mcp-client.servers.gh.comand'),
+    name: 'ValidationError',
+    message: expect.stringContaining('mcp-client.servers.gh.comand'),
   })
 })

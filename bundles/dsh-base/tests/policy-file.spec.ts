@@ -22,11 +22,14 @@ const LOCK_RULE = "{ tool: fs_write, when: { path: '**/*.lock' }, decision: deny
 
 test('dshkit explain names the cordis.yml a permission-policy rule was written in', async () => {
   const file = join(dir, 'cordis.yml')
-  await writeFile(file, [
-    'plugins:',
-    "  - name: '@dshkit/dsh-base'",
-    `    config: { fs-sandbox: { roots: [${JSON.stringify(dir)}] }, user-approval: { responder: headless }, permission-policy: { rules: [${LOCK_RULE}] } }`,
-  ].join('\n'))
+  await writeFile(
+    file,
+    [
+      'plugins:',
+      "  - name: '@dshkit/dsh-base'",
+      `    config: { fs-sandbox: { roots: [${JSON.stringify(dir)}] }, user-approval: { responder: headless }, permission-policy: { rules: [${LOCK_RULE}] } }`,
+    ].join('\n'),
+  )
   const report = await bootConfigFile(ctx, file)
   expect(report.problems).toEqual([])
   const explained = await ctx.tools.explain({ callId: 'c', name: 'fs_write', arguments: { path: 'deps.lock', content: '' } })
@@ -37,20 +40,23 @@ test('dshkit explain names the cordis.yml a permission-policy rule was written i
 
 test('the path fills a permission-policy config written in the yml (entry or dsh-base part); a file set in the yml and everything else stay', async () => {
   const file = join(dir, 'list.yml')
-  await writeFile(file, [
-    "- name: '@dshkit/permission-policy'",
-    `  config: { rules: [${LOCK_RULE}] }`,
-    "- name: '@dshkit/permission-policy'",
-    `  config: { rules: [], file: /etc/team-rules.yml }`,
-    "- name: '@dshkit/permission-policy'",
-    "- name: '@dshkit/permission-policy'",
-    '  config: { default: deny }',
-    "- name: '@dshkit/dsh-base'",
-    '  config: { permission-policy: { rules: [] }, retry-policy: { maxAttempts: 2 } }',
-    "- name: '@dshkit/dsh-base'",
-    "- name: '@dshkit/retry-policy'",
-    '  config: { rules: [] }',
-  ].join('\n'))
+  await writeFile(
+    file,
+    [
+      "- name: '@dshkit/permission-policy'",
+      `  config: { rules: [${LOCK_RULE}] }`,
+      "- name: '@dshkit/permission-policy'",
+      `  config: { rules: [], file: /etc/team-rules.yml }`,
+      "- name: '@dshkit/permission-policy'",
+      "- name: '@dshkit/permission-policy'",
+      '  config: { default: deny }',
+      "- name: '@dshkit/dsh-base'",
+      '  config: { permission-policy: { rules: [] }, retry-policy: { maxAttempts: 2 } }',
+      "- name: '@dshkit/dsh-base'",
+      "- name: '@dshkit/retry-policy'",
+      '  config: { rules: [] }',
+    ].join('\n'),
+  )
   const { entries } = await readConfigFile(file)
   expect(entries).toEqual([
     { name: '@dshkit/permission-policy', config: { rules: [expect.objectContaining({ tool: 'fs_write' })], file } },

@@ -9,9 +9,9 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import DshBase, { settle } from '../src/index.js'
 // dsh-base does not bundle hooks; the real plugin and its fixture hook are taken from their package.
-import HooksClaudeCode from '../../../packages/hooks/hooks-claude-code/lib/index.js'
+import HooksClaudeCode from '../../../packages/policies/hooks-claude-code/lib/index.js'
 
-const protectSecrets = fileURLToPath(new URL('../../../packages/hooks/hooks-claude-code/tests/fixtures/protect-secrets.sh', import.meta.url))
+const protectSecrets = fileURLToPath(new URL('../../../packages/policies/hooks-claude-code/tests/fixtures/protect-secrets.sh', import.meta.url))
 const PROTECTED = '{ "name": "victim" }\n'
 const SECRET = 'hunter2\n'
 let dir: string
@@ -81,25 +81,28 @@ test('odd keys never make a body act on what the rules and the hook deny for the
   const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
   console.log(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)
   let n = 0
-  await fc.assert(fc.asyncProperty(call, async ({ tool, benign, placement, pathAt }) => {
-    const extra = placement.map(([key, value]) => `${JSON.stringify(key)}:${value}`)
-    const body = tool === 'fs_write' ? '"content":"PWNED"' : '"old":"hello","new":"PWNED"'
-    const target = tool === 'fs_edit' ? 'notes.md' : benign // an edit needs a file that exists
-    const path = `"path":${JSON.stringify(target)}`
-    const text = `{${[...(pathAt === 'first' ? [path] : []), body, ...extra, ...(pathAt === 'last' ? [path] : [])].join(',')}}`
-    const args = JSON.parse(text)
-    const result = await ctx.tools.execute({ callId: `c${++n}`, name: tool, arguments: args })
-    expect(await protectedFiles()).toEqual([PROTECTED, SECRET])
-    if (hasProtoKey(args)) {
-      expect(result).toMatchObject({ isError: true, error: { code: 'INVALID_ARGS', message: expect.stringMatching(/key "__proto__" at .* is not allowed/) } })
-    } else if (pathAt === 'none') {
-      expect(result).toMatchObject({ isError: true, error: { code: 'INVALID_ARGS' } })
-    } else {
-      // constructor / prototype are plain data the schema strips: the body acts on the path every policy judged.
-      expect(result).toMatchObject({ isError: false })
-      expect(await readFile(join(dir, target), 'utf8')).toContain('PWNED')
-    }
-    await writeFile(join(dir, 'notes.md'), 'hello\n')
-    await rm(join(dir, 'out'), { recursive: true, force: true })
-  }), { numRuns: 40, seed, verbose: 1 })
+  await fc.assert(
+    fc.asyncProperty(call, async ({ tool, benign, placement, pathAt }) => {
+      const extra = placement.map(([key, value]) => `${JSON.stringify(key)}:${value}`)
+      const body = tool === 'fs_write' ? '"content":"PWNED"' : '"old":"hello","new":"PWNED"'
+      const target = tool === 'fs_edit' ? 'notes.md' : benign // an edit needs a file that exists
+      const path = `"path":${JSON.stringify(target)}`
+      const text = `{${[...(pathAt === 'first' ? [path] : []), body, ...extra, ...(pathAt === 'last' ? [path] : [])].join(',')}}`
+      const args = JSON.parse(text)
+      const result = await ctx.tools.execute({ callId: `c${++n}`, name: tool, arguments: args })
+      expect(await protectedFiles()).toEqual([PROTECTED, SECRET])
+      if (hasProtoKey(args)) {
+        expect(result).toMatchObject({ isError: true, error: { code: 'INVALID_ARGS', message: expect.stringMatching(/key "__proto__" at .* is not allowed/) } })
+      } else if (pathAt === 'none') {
+        expect(result).toMatchObject({ isError: true, error: { code: 'INVALID_ARGS' } })
+      } else {
+        // constructor / prototype are plain data the schema strips: the body acts on the path every policy judged.
+        expect(result).toMatchObject({ isError: false })
+        expect(await readFile(join(dir, target), 'utf8')).toContain('PWNED')
+      }
+      await writeFile(join(dir, 'notes.md'), 'hello\n')
+      await rm(join(dir, 'out'), { recursive: true, force: true })
+    }),
+    { numRuns: 40, seed, verbose: 1 },
+  )
 }, 240_000)

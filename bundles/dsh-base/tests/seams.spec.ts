@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import { z } from 'zod'
-import { strictConfig } from '@dshkit/tools'
+import { strictConfig } from '@dshkit/common'
 import SpillLocal, { LocalSpill } from '@dshkit/spill-local'
 import { MemorySessionStore, provideSession } from '@dshkit/session'
 import DshBase, { PluginStartError, SeamConflictError } from '../src/index.js'
@@ -59,18 +59,26 @@ test('providers.spill plugs your spill store instead of spill-local; the await w
 
 test('providers.<seam> takes { plugin, config } and passes the config to your plugin', async () => {
   const seen: unknown[] = []
-  const MySession = { name: 'my-session', apply: async (ctx: Context, config: unknown) => {
-    seen.push(config)
-    await provideSession(ctx, new MemorySessionStore())
-  } }
+  const MySession = {
+    name: 'my-session',
+    apply: async (ctx: Context, config: unknown) => {
+      seen.push(config)
+      await provideSession(ctx, new MemorySessionStore())
+    },
+  }
   await ctx.plugin(DshBase, { ...base(), providers: { session: { plugin: MySession, config: { tenant: 't1' } } } })
   expect(seen).toEqual([{ tenant: 't1' }])
   await ctx.loop.executeToolCalls([{ callId: 's', name: 'fs_list', arguments: { path: '.' } }])
   expect(ctx.session.events()).toHaveLength(2)
 })
 
-test("a provider that cannot start rejects the await, naming it, and leaves nothing running", async () => {
-  const Broken = { name: 'broken-spill', apply: () => { throw new Error('no bucket') } }
+test('a provider that cannot start rejects the await, naming it, and leaves nothing running', async () => {
+  const Broken = {
+    name: 'broken-spill',
+    apply: () => {
+      throw new Error('no bucket')
+    },
+  }
   const error = await rejection(ctx.plugin(DshBase, { ...base(), providers: { spill: Broken } }))
   expect(error).toBeInstanceOf(PluginStartError)
   expect(error.message).toBe('plugin "broken-spill" failed to start: no bucket')
@@ -90,16 +98,20 @@ test('your spill store plugged beside dsh-base with spill-local still on: dsh-ba
   const error = await rejection(ctx.plugin(DshBase, base()))
   expect(error).toBeInstanceOf(SeamConflictError)
   expect(error).toMatchObject({ seam: 'spill', plugins: ['my-spill', 'spill-local'] })
-  expect(error.message).toBe('two providers for the "spill" seam: "my-spill" and dsh-base\'s "spill-local"; to use "my-spill", '
-    + 'set "spill-local": false in dsh-base\'s config, or pass it as dsh-base\'s providers.spill')
+  expect(error.message).toBe(
+    'two providers for the "spill" seam: "my-spill" and dsh-base\'s "spill-local"; to use "my-spill", ' +
+      'set "spill-local": false in dsh-base\'s config, or pass it as dsh-base\'s providers.spill',
+  )
   expect(ctx.get('loop')).toBeUndefined()
 })
 
 test('your spill store plugged after dsh-base with spill-local still on: its await rejects with the same clear message', async () => {
   await ctx.plugin(DshBase, base())
   const error = await rejection(ctx.plugin(MySpill))
-  expect(error.message).toBe('two providers for the "spill" seam: "my-spill" and dsh-base\'s "spill-local"; to use "my-spill", '
-    + 'set "spill-local": false in dsh-base\'s config, or pass it as dsh-base\'s providers.spill')
+  expect(error.message).toBe(
+    'two providers for the "spill" seam: "my-spill" and dsh-base\'s "spill-local"; to use "my-spill", ' +
+      'set "spill-local": false in dsh-base\'s config, or pass it as dsh-base\'s providers.spill',
+  )
   expect((ctx.spill as MySpillStore).mine).toBeUndefined()
 })
 
@@ -107,7 +119,9 @@ test('a second session provider names the session keys to turn off', async () =>
   const MySession = { name: 'my-session', apply: (ctx: Context) => provideSession(ctx, new MemorySessionStore()) }
   await ctx.plugin(MySession)
   const error = await rejection(ctx.plugin(DshBase, base()))
-  expect(error.message).toMatch(/^two providers for the "session" seam: "my-session" and dsh-base's "session"; to use "my-session", set "session": false and leave out "log" in dsh-base's config, or pass it as dsh-base's providers\.session$/)
+  expect(error.message).toMatch(
+    /^two providers for the "session" seam: "my-session" and dsh-base's "session"; to use "my-session", set "session": false and leave out "log" in dsh-base's config, or pass it as dsh-base's providers\.session$/,
+  )
 })
 
 test("configuring dsh-base's own provider of a seam you replace is a ValidationError at that key", async () => {
@@ -116,15 +130,23 @@ test("configuring dsh-base's own provider of a seam you replace is a ValidationE
     message: expect.stringMatching(/configures dsh-base's own spill provider, which providers\.spill replaces; remove "spill-local" or set it to false/),
   })
   await expect(ctx.plugin(DshBase, { ...base(), providers: { session: MySpill }, log: join(dir, 'x.jsonl') })).rejects.toThrow(/remove "log"/)
-  await expect(ctx.plugin(DshBase, { ...base(), providers: { spill: 'spill-memory' } } as any)).rejects.toThrow(/must be a cordis plugin.*providers\.spill|providers\.spill.*must be a cordis plugin/)
-  await expect(ctx.plugin(DshBase, { ...base(), providers: { spil: MySpill } } as any)).rejects.toThrow(/did you mean "spill"\?.*providers\.spil|providers\.spil.*did you mean "spill"/)
+  await expect(ctx.plugin(DshBase, { ...base(), providers: { spill: 'spill-memory' } } as any)).rejects.toThrow(
+    /must be a cordis plugin.*providers\.spill|providers\.spill.*must be a cordis plugin/,
+  )
+  await expect(ctx.plugin(DshBase, { ...base(), providers: { spil: MySpill } } as any)).rejects.toThrow(
+    /did you mean "spill"\?.*providers\.spil|providers\.spil.*did you mean "spill"/,
+  )
 })
 
 test('a preset nesting DshBase.Config keeps the full path of an error inside it', async () => {
   const Config = strictConfig({ base: DshBase.Config.optional(), greeting: z.string().optional() })
-  const Preset = { name: 'preset', Config, apply: async (ctx: Context, input?: z.input<typeof Config>) => {
-    await ctx.plugin(DshBase, Config.parse(input).base)
-  } }
+  const Preset = {
+    name: 'preset',
+    Config,
+    apply: async (ctx: Context, input?: z.input<typeof Config>) => {
+      await ctx.plugin(DshBase, Config.parse(input).base)
+    },
+  }
   await expect(ctx.plugin(Preset, { base: { 'fs-sandbox': { readonlyRoots: [dir] } } } as any)).rejects.toMatchObject({
     name: 'ValidationError',
     message: expect.stringContaining('unknown key; did you mean "readOnlyRoots"? (at base.fs-sandbox.readonlyRoots)'),

@@ -33,7 +33,10 @@ test('session-checkpoint-policy is on by default and takes its config (unrecorde
   // Through the loop the tool/call is recorded first, so the call runs, and the log has it before its result.
   const { results } = await ctx.loop.executeToolCalls([{ callId: 'looped', name: 'fs_read', arguments: { path: 'notes.md' } }])
   expect(results[0].isError).toBe(false)
-  const lines = (await readFile(join(dir, 'session.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l))
+  const lines = (await readFile(join(dir, 'session.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
   expect(lines.filter((e) => e.type.startsWith('tool/')).map((e) => `${e.type}:${e.callId}`)).toEqual(['tool/call:looped', 'tool/result:looped'])
 })
 

@@ -31,7 +31,7 @@ const shellCall = async (command: string) => {
 }
 const text = (result: { content: { type: string; text?: string }[] }) => result.content.map((block) => block.text ?? '').join('\n')
 
-test('by default the shell tool runs commands sandboxed in fs-sandbox\'s roots, with its deny globs hidden', async () => {
+test("by default the shell tool runs commands sandboxed in fs-sandbox's roots, with its deny globs hidden", async () => {
   await ctx.plugin(DshBase, base())
   expect(ctx.shell.sandboxed).toBe(true)
   expect(ctx.shell.cwd).toBe(root)
@@ -62,12 +62,22 @@ test('"shell-local" chooses the unconfined shell, in the first root', async () =
 
 test('both shells on is an error naming what to change', async () => {
   const error = await rejection(ctx.plugin(DshBase, { ...base(), 'shell-local': {}, 'shell-sandbox': { network: true } }))
-  expect(error).toMatchObject({ name: 'ValidationError', message: expect.stringContaining('both provide ctx.shell; keep one: remove "shell-sandbox" (or set it to false) to run commands unconfined, or remove "shell-local"') })
+  expect(error).toMatchObject({
+    name: 'ValidationError',
+    message: expect.stringContaining(
+      'both provide ctx.shell; keep one: remove "shell-sandbox" (or set it to false) to run commands unconfined, or remove "shell-local"',
+    ),
+  })
 })
 
-test('the sandbox\'s roots are set once, under fs-sandbox; setting them under shell-sandbox says where they go', async () => {
+test("the sandbox's roots are set once, under fs-sandbox; setting them under shell-sandbox says where they go", async () => {
   const error = await rejection(ctx.plugin(DshBase, { ...base(), 'shell-sandbox': { roots: ['/'] } } as any))
-  expect(error).toMatchObject({ name: 'ValidationError', message: expect.stringContaining('comes from fs-sandbox\'s config, so the file tools and the shell share one set of rules; set "fs-sandbox": { roots: ... } instead') })
+  expect(error).toMatchObject({
+    name: 'ValidationError',
+    message: expect.stringContaining(
+      'comes from fs-sandbox\'s config, so the file tools and the shell share one set of rules; set "fs-sandbox": { roots: ... } instead',
+    ),
+  })
   expect(error.message).toContain('shell-sandbox.roots')
 })
 

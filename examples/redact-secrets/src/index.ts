@@ -12,7 +12,7 @@ export { Config, type ConfigInput } from './config.js'
 // An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
 export const apply = (ctx: Context, input?: ConfigInput) => {
   const config = Config.parse(input)
-  const patterns = [...config.builtin ? BUILTIN_PATTERNS : [], ...config.patterns.map(compileUserPattern)]
+  const patterns = [...(config.builtin ? BUILTIN_PATTERNS : []), ...config.patterns.map(compileUserPattern)]
   const redact = (text: string) => redactText(text, patterns, config.replacement)
 
   ctx.on('tools/post-execute', async (_exec, _result, next) => {

@@ -45,12 +45,16 @@ describe('code shown in docs/', () => {
  */
 function recordListenerOrder(ctx: Context, events: readonly string[]) {
   const order = new Map<string, string[]>(events.map((event) => [event, []]))
-  ctx.on('internal/listener', function (this: Context, name: string, _listener: unknown, options: unknown) {
-    const list = order.get(name)
-    if (!list) return
-    const prepend = typeof options === 'object' ? (options as { prepend?: boolean } | null)?.prepend : options
-    list[prepend ? 'unshift' : 'push'](this.fiber.name)
-  }, { prepend: true })
+  ctx.on(
+    'internal/listener',
+    function (this: Context, name: string, _listener: unknown, options: unknown) {
+      const list = order.get(name)
+      if (!list) return
+      const prepend = typeof options === 'object' ? (options as { prepend?: boolean } | null)?.prepend : options
+      list[prepend ? 'unshift' : 'push'](this.fiber.name)
+    },
+    { prepend: true },
+  )
   return order
 }
 
@@ -59,7 +63,12 @@ test('docs/pipeline.md lists the hooks of a booted dsh-base in their real order'
   const ctx = new Context()
   const order = recordListenerOrder(ctx, events)
   const fiber = await plug(ctx, DshBase, {
-    'permission-policy': { rules: [{ tool: 'fs_write', decision: 'ask' }, { tool: 'fs_edit', decision: 'deny' }] },
+    'permission-policy': {
+      rules: [
+        { tool: 'fs_write', decision: 'ask' },
+        { tool: 'fs_edit', decision: 'deny' },
+      ],
+    },
     'user-approval': { responder: 'headless' },
   })
   onCleanup(() => fiber.dispose())
@@ -67,7 +76,11 @@ test('docs/pipeline.md lists the hooks of a booted dsh-base in their real order'
   const section = text.slice(text.indexOf('### The order in dsh-base'))
   for (const event of events) {
     const row = section.split('\n').find((line) => line.startsWith(`| \`${event}\` |`))
-    const documented = row?.split('|')[2].split(/,(?![^(]*\))/).map((part) => part.trim().match(/^[a-z-]+/)?.[0]).filter((name) => name && name !== 'then')
+    const documented = row
+      ?.split('|')[2]
+      .split(/,(?![^(]*\))/)
+      .map((part) => part.trim().match(/^[a-z-]+/)?.[0])
+      .filter((name) => name && name !== 'then')
     expect(documented, `docs/pipeline.md, the ${event} row`).toEqual(order.get(event))
   }
 })
@@ -75,8 +88,12 @@ test('docs/pipeline.md lists the hooks of a booted dsh-base in their real order'
 test('the redact-secrets README shows its listener as src/index.ts has it', async () => {
   const readme = await readFile(join(repo, 'examples/redact-secrets/README.md'), 'utf8')
   const shown = readme.match(/```ts\n(ctx\.on\('tools\/post-execute'[\s\S]*?)```\n/)?.[1]
-  expect(shown, 'the README shows the listener in a ts block starting with ctx.on(\'tools/post-execute\'').toBeDefined()
+  expect(shown, "the README shows the listener in a ts block starting with ctx.on('tools/post-execute'").toBeDefined()
   const source = await readFile(join(repo, 'examples/redact-secrets/src/index.ts'), 'utf8')
-  const indented = shown!.trimEnd().split('\n').map((line) => line ? `  ${line}` : line).join('\n')
+  const indented = shown!
+    .trimEnd()
+    .split('\n')
+    .map((line) => (line ? `  ${line}` : line))
+    .join('\n')
   expect(source, 'update the README block or src/index.ts so they agree').toContain(indented)
 })

@@ -29,7 +29,9 @@ async function readSettings(ctx: Context) {
 test('plugged next to dsh-base, a key read from a file by fs_read never reaches the model', async () => {
   const ctx = new Context()
   const fibers = [await plug(ctx, DshBase, baseConfig()), await plug(ctx, RedactSecrets)]
-  onCleanup(async () => { for (const fiber of fibers.reverse()) await fiber.dispose() })
+  onCleanup(async () => {
+    for (const fiber of fibers.reverse()) await fiber.dispose()
+  })
   const result = await readSettings(ctx)
   const text = textOf(result)
   expect(text).not.toContain(KEY)
@@ -38,12 +40,16 @@ test('plugged next to dsh-base, a key read from a file by fs_read never reaches 
   expect(result.meta).toMatchObject({ redactions: 1, replacedBy: 'redact-secrets' })
 })
 
-test('booted by package name through dsh-base\'s cordis.yml loader, with its own config', async () => {
+test("booted by package name through dsh-base's cordis.yml loader, with its own config", async () => {
   const ctx = new Context()
-  const report = await bootEntries(ctx, [
-    { name: '@dshkit/dsh-base', config: baseConfig() },
-    { name: 'redact-secrets', config: { replacement: '<hidden>' } },
-  ], { label: 'test cordis.yml', baseDir: here })
+  const report = await bootEntries(
+    ctx,
+    [
+      { name: '@dshkit/dsh-base', config: baseConfig() },
+      { name: 'redact-secrets', config: { replacement: '<hidden>' } },
+    ],
+    { label: 'test cordis.yml', baseDir: here },
+  )
   expect(report.problems).toEqual([])
   const result = await readSettings(ctx)
   const text = textOf(result)
@@ -53,6 +59,8 @@ test('booted by package name through dsh-base\'s cordis.yml loader, with its own
 
 test('a bad pattern in the boot entries is one clear problem line naming the pattern', async () => {
   const ctx = new Context()
-  const report = await bootEntries(ctx, [{ name: 'redact-secrets', config: { patterns: ['[a-'] } }], { label: 'test cordis.yml', baseDir: here }).catch((error) => error)
+  const report = await bootEntries(ctx, [{ name: 'redact-secrets', config: { patterns: ['[a-'] } }], { label: 'test cordis.yml', baseDir: here }).catch(
+    (error) => error,
+  )
   expect(report.problems).toEqual([expect.stringMatching(/redact-secrets.*pattern "\[a-" is not a valid JavaScript regular expression/)])
 })

@@ -64,15 +64,30 @@ describe('redaction', () => {
       description: 'text, image, text',
       parameters: z.object({}),
       execute: () => 'x',
-      render: () => [{ type: 'text', text: `key ${AWS}` }, { type: 'image', data: 'aGk=', mimeType: 'image/png' }, { type: 'text', text: 'clean' }],
+      render: () => [
+        { type: 'text', text: `key ${AWS}` },
+        { type: 'image', data: 'aGk=', mimeType: 'image/png' },
+        { type: 'text', text: 'clean' },
+      ],
     })
     const { run } = await setup(undefined, multi)
     const result = await run('multi')
-    expect(result.content).toEqual([{ type: 'text', text: 'key [REDACTED]' }, { type: 'image', data: 'aGk=', mimeType: 'image/png' }, { type: 'text', text: 'clean' }])
+    expect(result.content).toEqual([
+      { type: 'text', text: 'key [REDACTED]' },
+      { type: 'image', data: 'aGk=', mimeType: 'image/png' },
+      { type: 'text', text: 'clean' },
+    ])
   })
 
   test('an error message carrying a key is redacted in the content and in error.message; the call is still a TOOL_ERROR', async () => {
-    const failing = defineTool({ name: 'fail', description: 'throws', parameters: z.object({}), execute: () => { throw new Error(`bad credentials ${OPENAI}`) } })
+    const failing = defineTool({
+      name: 'fail',
+      description: 'throws',
+      parameters: z.object({}),
+      execute: () => {
+        throw new Error(`bad credentials ${OPENAI}`)
+      },
+    })
     const { run } = await setup(undefined, failing)
     const result = await run('fail')
     expect(result).toMatchObject({
@@ -86,12 +101,13 @@ describe('redaction', () => {
     const { ctx, run } = await setup()
     await ctx.plugin({
       name: 'annotator',
-      apply: (ctx) => ctx.on('tools/post-execute', async () => ({
-        kind: 'replace',
-        content: [{ type: 'text', text: `annotated: ${GITHUB}` }],
-        meta: { annotated: true },
-        additionalContexts: [{ source: 'annotator', content: [{ type: 'text', text: 'see the docs' }] }],
-      })),
+      apply: (ctx) =>
+        ctx.on('tools/post-execute', async () => ({
+          kind: 'replace',
+          content: [{ type: 'text', text: `annotated: ${GITHUB}` }],
+          meta: { annotated: true },
+          additionalContexts: [{ source: 'annotator', content: [{ type: 'text', text: 'see the docs' }] }],
+        })),
     })
     const result = await run()
     expect(result.content).toEqual([{ type: 'text', text: 'annotated: [REDACTED]' }])
@@ -135,7 +151,8 @@ describe('plugin lifecycle', () => {
     const ctx = new Context()
     await ctx.plugin(Tools)
     await expect(ctx.plugin(RedactSecrets, { patterns: ['(unclosed'] })).rejects.toMatchObject({
-      name: 'ValidationError', message: expect.stringContaining('pattern "(unclosed" is not a valid JavaScript regular expression'),
+      name: 'ValidationError',
+      message: expect.stringContaining('pattern "(unclosed" is not a valid JavaScript regular expression'),
     })
     await expect(ctx.plugin(RedactSecrets, { patterns: ['x*'] })).rejects.toThrow(/pattern "x\*" matches the empty string/)
     await expect(ctx.plugin(RedactSecrets, { replacement: 42 } as any)).rejects.toThrow(/replacement must be a string/)

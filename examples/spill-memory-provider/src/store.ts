@@ -1,9 +1,19 @@
 import { randomBytes } from 'node:crypto'
 import type { Context } from 'cordis'
 import {
-  charStart, LineGrep, nextCharStart, quoteForMessage, SpillError, SpillService,
-  type SpillEntry, type SpillGrepOptions, type SpillGrepResult, type SpillPutOptions, type SpillPutResult,
-  type SpillReadOptions, type SpillReadResult,
+  charStart,
+  LineGrep,
+  nextCharStart,
+  quoteForMessage,
+  SpillError,
+  SpillService,
+  type SpillEntry,
+  type SpillGrepOptions,
+  type SpillGrepResult,
+  type SpillPutOptions,
+  type SpillPutResult,
+  type SpillReadOptions,
+  type SpillReadResult,
 } from '@dshkit/spill'
 
 export interface MemorySpillOptions {
@@ -31,13 +41,19 @@ export class MemorySpill extends SpillService {
   private total = 0
   private disposed = false
 
-  constructor(ctx: Context, private readonly options: MemorySpillOptions) {
+  constructor(
+    ctx: Context,
+    private readonly options: MemorySpillOptions,
+  ) {
     super(ctx)
-    ctx.effect(() => () => {
-      this.disposed = true
-      this.entries.clear()
-      this.total = 0
-    }, 'spill-memory-provider')
+    ctx.effect(
+      () => () => {
+        this.disposed = true
+        this.entries.clear()
+        this.total = 0
+      },
+      'spill-memory-provider',
+    )
   }
 
   /** Bytes held right now. */
@@ -51,7 +67,10 @@ export class MemorySpill extends SpillService {
     const data = Buffer.from(text, 'utf8')
     const { maxTotalBytes } = this.options
     if (data.length > maxTotalBytes) {
-      throw new SpillError('TOO_LARGE', `the output is ${data.length} bytes, more than spill-memory-provider's maxTotalBytes (${maxTotalBytes}); raise maxTotalBytes to keep outputs this large`)
+      throw new SpillError(
+        'TOO_LARGE',
+        `the output is ${data.length} bytes, more than spill-memory-provider's maxTotalBytes (${maxTotalBytes}); raise maxTotalBytes to keep outputs this large`,
+      )
     }
     const evicted = this.makeRoom(data.length)
     const id = `mem_${randomBytes(12).toString('base64url')}`
@@ -85,7 +104,7 @@ export class MemorySpill extends SpillService {
   async grep(id: string, pattern: string | RegExp, options: SpillGrepOptions = {}): Promise<SpillGrepResult> {
     const { data } = this.find(id)
     const grep = new LineGrep(pattern, options)
-    for (let start = 0; start < data.length;) {
+    for (let start = 0; start < data.length; ) {
       const end = start + GREP_CHUNK_BYTES >= data.length ? data.length : charStart(data, start + GREP_CHUNK_BYTES)
       if (!grep.push(data.toString('utf8', start, end))) break
       start = end
@@ -111,8 +130,11 @@ export class MemorySpill extends SpillService {
     const entry = this.entries.get(id)
     if (entry) return entry
     const why = this.gone.get(id)
-    throw new SpillError('NOT_FOUND', `no spill with id ${id}${why ? `: it was ${why}` : ''}. `
-      + 'Spills live in this process\'s memory only, and the oldest are evicted when the store is full; run the tool again if you need its output.')
+    throw new SpillError(
+      'NOT_FOUND',
+      `no spill with id ${id}${why ? `: it was ${why}` : ''}. ` +
+        "Spills live in this process's memory only, and the oldest are evicted when the store is full; run the tool again if you need its output.",
+    )
   }
 
   /** Evicts oldest spills until `incoming` more bytes fit under maxTotalBytes. */
@@ -141,5 +163,8 @@ export class MemorySpill extends SpillService {
 /** Throws INVALID_ID unless `id` could have been issued by this store. */
 function checkId(id: unknown): string {
   if (typeof id === 'string' && ID_PATTERN.test(id)) return id
-  throw new SpillError('INVALID_ID', `invalid spill id ${quoteForMessage(id)}: a spill id of this store is "mem_" followed by 16 characters (A-Z, a-z, 0-9, _ or -), exactly as given in the spill notice`)
+  throw new SpillError(
+    'INVALID_ID',
+    `invalid spill id ${quoteForMessage(id)}: a spill id of this store is "mem_" followed by 16 characters (A-Z, a-z, 0-9, _ or -), exactly as given in the spill notice`,
+  )
 }

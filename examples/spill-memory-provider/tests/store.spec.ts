@@ -1,7 +1,7 @@
 import { Context } from 'cordis'
-import { SpillError } from '@dshkit/spill'
+import type { SpillError } from '@dshkit/spill'
 import { describe, expect, test } from 'vitest'
-import SpillMemory, { MemorySpill } from '../src/index.js'
+import SpillMemory, { type MemorySpill } from '../src/index.js'
 import { fileURLToPath } from 'node:url'
 import { runIsolated } from '@dshkit/testing'
 
@@ -15,7 +15,12 @@ async function store(config: Record<string, unknown> = {}) {
 }
 
 function rejection(promise: Promise<unknown>) {
-  return promise.then(() => { throw new Error('expected a rejection') }, (error) => error as SpillError)
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection')
+    },
+    (error) => error as SpillError,
+  )
 }
 
 /** Mixed ASCII, 2-, 3- and 4-byte characters, with newlines: every boundary case of UTF-8. */
@@ -32,7 +37,7 @@ describe('paging', () => {
     expect(bytes).toBe(Buffer.byteLength(text))
     const pages: string[] = []
     let offset = 0
-    for (let done = false; !done;) {
+    for (let done = false; !done; ) {
       // An odd page size lands most page ends inside a multi-byte character.
       const page = await spill.read(id, { offset, limit: 65_537 })
       expect(page.offset).toBe(offset)
@@ -76,7 +81,7 @@ describe('paging', () => {
 describe('grep', () => {
   test('finds lines with 1-based line numbers, stops at maxMatches and says so', async () => {
     const { spill } = await store()
-    const lines = Array.from({ length: 2000 }, (_, i) => i % 500 === 7 ? `ERROR at step ${i} — échec` : `ok ${i}`)
+    const lines = Array.from({ length: 2000 }, (_, i) => (i % 500 === 7 ? `ERROR at step ${i} — échec` : `ok ${i}`))
     const { id } = await spill.put(lines.join('\r\n'))
     expect(await spill.grep(id, 'ERROR at step \\d+')).toEqual({
       truncated: false,
@@ -84,7 +89,11 @@ describe('grep', () => {
     })
     expect(await spill.grep(id, /^ok 1\d\d\d$/, { maxMatches: 3 })).toEqual({
       truncated: true,
-      matches: [{ line: 1001, text: 'ok 1000' }, { line: 1002, text: 'ok 1001' }, { line: 1003, text: 'ok 1002' }],
+      matches: [
+        { line: 1001, text: 'ok 1000' },
+        { line: 1002, text: 'ok 1001' },
+        { line: 1003, text: 'ok 1002' },
+      ],
     })
   })
 
@@ -96,22 +105,28 @@ describe('grep', () => {
     expect(await spill.grep(id, 'NEEDLE')).toEqual({ truncated: false, matches: [{ line, text: 'NEEDLE' }] })
   })
 
-  test('a catastrophic pattern finishes at once: the provider greps with the seam\'s linear-time engine', async () => {
-    const out = await runIsolated(`
+  test("a catastrophic pattern finishes at once: the provider greps with the seam's linear-time engine", async () => {
+    const out = await runIsolated(
+      `
       import { Context } from 'cordis'
       import SpillMemory from 'spill-memory-provider'
       const ctx = new Context()
       await ctx.plugin(SpillMemory)
       const { id } = await ctx.spill.put(('a'.repeat(41) + '!\\n').repeat(1000))
       const found = [await ctx.spill.grep(id, '(a+)+$'), await ctx.spill.grep(id, /(a|aa)+$/)]
-      console.log(JSON.stringify(found.map((f) => f.matches.length)))`, { cwd: packageDir })
+      console.log(JSON.stringify(found.map((f) => f.matches.length)))`,
+      { cwd: packageDir },
+    )
     expect(JSON.parse(out)).toEqual([0, 0])
   })
 
   test('a 5 MB or unsupported pattern is a short, permanent INVALID_PATTERN', async () => {
     const { spill } = await store()
     const { id } = await spill.put('ab')
-    for (const [pattern, says] of [['x'.repeat(5_000_000), 'too long'], ['(?<=a)b', 'lookbehind']]) {
+    for (const [pattern, says] of [
+      ['x'.repeat(5_000_000), 'too long'],
+      ['(?<=a)b', 'lookbehind'],
+    ]) {
       const error = await rejection(spill.grep(id, pattern))
       expect(error).toMatchObject({ code: 'INVALID_PATTERN', retryable: false, message: expect.stringContaining(says) })
       expect(error.message.length).toBeLessThan(400)
@@ -134,7 +149,10 @@ describe('limits and lifecycle', () => {
     expect(third.evicted).toEqual([first.id])
     expect(spill.totalBytes).toBe(80)
     expect((await spill.list()).map((e) => e.id)).toEqual([second.id, third.id])
-    expect(await rejection(spill.read(first.id))).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('evicted to keep the store under maxTotalBytes (100)') })
+    expect(await rejection(spill.read(first.id))).toMatchObject({
+      code: 'NOT_FOUND',
+      message: expect.stringContaining('evicted to keep the store under maxTotalBytes (100)'),
+    })
     expect(await rejection(spill.put('d'.repeat(101)))).toMatchObject({ code: 'TOO_LARGE', message: expect.stringContaining('raise maxTotalBytes') })
   })
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import DshBase from '@dshkit/dsh-base'
-import { strictConfig } from '@dshkit/tools'
+import { strictConfig } from '@dshkit/common'
 import FileApproval from './file-approval.js'
 import MaskEmails from './mask-emails.js'
 import ProtectPaths from './protect-paths.js'

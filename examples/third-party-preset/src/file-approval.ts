@@ -1,7 +1,8 @@
 import { appendFile } from 'node:fs/promises'
 import { Service, type Context } from 'cordis'
 import { z } from 'zod'
-import { strictConfig, type ApprovalAnswer, type ApprovalRequest, type ApprovalService } from '@dshkit/tools'
+import type { ApprovalAnswer, ApprovalRequest, ApprovalService } from '@dshkit/tools'
+import { strictConfig } from '@dshkit/common'
 
 export const name = 'file-approval'
 export const Config = strictConfig({
@@ -13,7 +14,10 @@ export type ConfigInput = z.input<typeof Config>
 
 /** Provides the `approval` seam: answers asks by a fixed list, and keeps an audit trail on disk. */
 export class FileApproval extends Service implements ApprovalService {
-  constructor(ctx: Context, private readonly config: Config) {
+  constructor(
+    ctx: Context,
+    private readonly config: Config,
+  ) {
     super(ctx, 'approval')
   }
 

@@ -1,6 +1,7 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import { joinText, replaceText, strictConfig } from '@dshkit/tools'
+import { joinText, replaceText } from '@dshkit/tools'
+import { strictConfig } from '@dshkit/common'
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g
 

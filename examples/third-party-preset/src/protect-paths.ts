@@ -1,7 +1,8 @@
 import { relative, resolve, sep } from 'node:path'
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import { isCallOf, strictConfig, type FsAccess } from '@dshkit/tools'
+import { isCallOf, type FsAccess } from '@dshkit/tools'
+import { strictConfig } from '@dshkit/common'
 import type {} from '@dshkit/tool-fs' // its ToolInputs (fs_write's input type for isCallOf)
 
 const prefix = z.string().min(1, 'a path prefix must not be empty')

@@ -1,7 +1,8 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import type {} from '@dshkit/fs' // the type of ctx.fs
-import { defineTool, strictConfig } from '@dshkit/tools'
+import { defineTool } from '@dshkit/tools'
+import { strictConfig } from '@dshkit/common'
 
 /** What count_words returns: an interface is fine, defineTool checks that every field is JSON. */
 export interface WordCount {
@@ -36,20 +37,22 @@ export type ConfigInput = z.input<typeof Config>
 export const apply = (ctx: Context, _config?: ConfigInput) => {
   // Held once: reading ctx.fs through the context proxy on every call costs more than the call.
   const fs = ctx.fs
-  ctx.tools.register(defineTool<typeof parameters, WordCount>({
-    name: 'count_words',
-    description: 'Counts the lines and words of a text file in the workspace.',
-    parameters,
-    // Declared footprint: fs-sandbox checks it before the call; ctx.fs checks it again inside.
-    fsAccess: ({ path }) => [{ path, access: 'read' }],
-    isConcurrencySafe: () => true,
-    idempotent: true,
-    async execute({ path }) {
-      const bytes = await fs.readBytes(path)
-      return { path, ...countWords(new TextDecoder().decode(bytes)) }
-    },
-    render: ({ path, lines, words }) => [{ type: 'text', text: `${path}: ${lines} lines, ${words} words` }],
-  }))
+  ctx.tools.register(
+    defineTool<typeof parameters, WordCount>({
+      name: 'count_words',
+      description: 'Counts the lines and words of a text file in the workspace.',
+      parameters,
+      // Declared footprint: fs-sandbox checks it before the call; ctx.fs checks it again inside.
+      fsAccess: ({ path }) => [{ path, access: 'read' }],
+      isConcurrencySafe: () => true,
+      idempotent: true,
+      async execute({ path }) {
+        const bytes = await fs.readBytes(path)
+        return { path, ...countWords(new TextDecoder().decode(bytes)) }
+      },
+      render: ({ path, lines, words }) => [{ type: 'text', text: `${path}: ${lines} lines, ${words} words` }],
+    }),
+  )
 }
 
 export default { name, inject, Config, apply }

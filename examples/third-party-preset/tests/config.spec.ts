@@ -2,7 +2,11 @@ import { Context } from 'cordis'
 import { expect, test } from 'vitest'
 import Preset from '../src/index.js'
 
-const failure = (config: unknown) => new Context().plugin(Preset, config as any).then(() => undefined, (error: Error) => error)
+const failure = (config: unknown) =>
+  new Context().plugin(Preset, config as any).then(
+    () => undefined,
+    (error: Error) => error,
+  )
 
 test('a typo inside the nested dsh-base config is refused with its full path', async () => {
   const error = await failure({ 'dsh-base': { 'fs-sandbox': { rots: ['.'] } } })

@@ -26,11 +26,11 @@ afterEach(async () => {
 /** The preset with a sandbox on the temp dir; `extra` is merged over it. */
 async function boot(extra: ConfigInput = {}) {
   ctx = new Context()
-  const fiber = preset = await ctx.plugin(Preset, {
+  const fiber = (preset = await ctx.plugin(Preset, {
     'dsh-base': { 'fs-sandbox': { roots: [root] } },
     'protect-paths': { deny: ['secrets'], askWrites: ['docs'] },
     ...extra,
-  })
+  }))
   const call = (name: string, args: object) => ctx.tools.execute({ callId: `c-${name}`, name, arguments: args })
   return { fiber, call }
 }
@@ -49,7 +49,11 @@ test('count_words reads a real file through the fs seam and returns its interfac
 
 test('protect-paths denies any tool whose declared footprint is under a protected path', async () => {
   const { call } = await boot()
-  for (const [name, args] of [['count_words', { path: 'secrets/key.txt' }], ['fs_read', { path: './secrets/../secrets/key.txt' }], ['fs_write', { path: 'secrets', content: '' }]] as const) {
+  for (const [name, args] of [
+    ['count_words', { path: 'secrets/key.txt' }],
+    ['fs_read', { path: './secrets/../secrets/key.txt' }],
+    ['fs_write', { path: 'secrets', content: '' }],
+  ] as const) {
     const result = await call(name, args)
     expect(result).toMatchObject({ isError: true, error: { code: 'DENIED', source: 'protect-paths' } })
     expect(text(result)).not.toContain('hunter2')
@@ -62,9 +66,14 @@ test('a write under askWrites asks; file-approval denies a tool not on its list 
   const { call } = await boot({ 'file-approval': { audit } })
   const result = await call('fs_write', { path: 'docs/a.md', content: 'hi' })
   expect(result).toMatchObject({ isError: true, error: { code: 'DENIED', source: 'approval' } })
-  expect(result.isError && result.error.message).toBe('protect-paths asked for approval (fs_write would write docs/a.md): fs_write is not on the approval list; add it to file-approval.allow to allow it')
+  expect(result.isError && result.error.message).toBe(
+    'protect-paths asked for approval (fs_write would write docs/a.md): fs_write is not on the approval list; add it to file-approval.allow to allow it',
+  )
   await expect(readFile(join(root, 'docs', 'a.md'))).rejects.toThrow(/ENOENT/)
-  const lines = (await readFile(audit, 'utf8')).trim().split('\n').map((line) => JSON.parse(line))
+  const lines = (await readFile(audit, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
   expect(lines).toEqual([expect.objectContaining({ tool: 'fs_write', source: 'protect-paths', answer: 'deny', reason: 'fs_write would write docs/a.md' })])
 })
 

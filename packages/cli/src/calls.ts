@@ -1,4 +1,4 @@
-import { unknownKeyMessage } from '@dshkit/tools'
+import { unknownKeyMessage } from '@dshkit/common'
 import { MAX_CALLS_BYTES, readRegularFile } from './files.js'
 
 const LINE_KEYS = ['name', 'arguments', 'callId']

@@ -20,7 +20,9 @@ export function traceOf(meta: Record<string, JsonValue> | undefined): LoggedTrac
     const { phase, plugin, decision, ms, reason, detail } = item
     if (typeof phase !== 'string' || typeof plugin !== 'string' || typeof decision !== 'string') continue
     entries.push({
-      phase, plugin, decision,
+      phase,
+      plugin,
+      decision,
       ms: typeof ms === 'number' ? ms : undefined,
       reason: typeof reason === 'string' ? reason : undefined,
       detail: detail && typeof detail === 'object' && !Array.isArray(detail) ? detail : undefined,

@@ -33,9 +33,11 @@ function buildLog(): string {
   const lines: string[] = []
   for (let i = 1; i <= 2000; i++) {
     const step = ['compile', 'link', 'test', 'bundle'][i % 4]
-    lines.push(i === 1987
-      ? `[${String(i).padStart(4, '0')}] ERROR test: auth/session.spec.ts expected token to be refreshed — got 401 (Unauthorized)`
-      : `[${String(i).padStart(4, '0')}] info  ${step}: module-${(i * 7919) % 997} done in ${(i * 37) % 400} ms — résumé ✓`)
+    lines.push(
+      i === 1987
+        ? `[${String(i).padStart(4, '0')}] ERROR test: auth/session.spec.ts expected token to be refreshed — got 401 (Unauthorized)`
+        : `[${String(i).padStart(4, '0')}] info  ${step}: module-${(i * 7919) % 997} done in ${(i * 37) % 400} ms — résumé ✓`,
+    )
   }
   return lines.join('\n') + '\n'
 }

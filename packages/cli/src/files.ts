@@ -17,11 +17,15 @@ function problem(info: Stats, maxBytes: number): string | undefined {
  */
 export async function readRegularFile(path: string, what: string, maxBytes: number): Promise<Buffer> {
   const fail = (why: string) => new Error(`${path}: cannot read ${what}: ${why}`)
-  const reason = (error: any) => error?.code === 'ENOENT' ? 'no such file' : error?.message ?? String(error)
-  const before = await stat(path).catch((error) => { throw fail(reason(error)) })
+  const reason = (error: any) => (error?.code === 'ENOENT' ? 'no such file' : (error?.message ?? String(error)))
+  const before = await stat(path).catch((error) => {
+    throw fail(reason(error))
+  })
   const early = problem(before, maxBytes)
   if (early) throw fail(early)
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY).catch((error) => { throw fail(reason(error)) })
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY).catch((error) => {
+    throw fail(reason(error))
+  })
   try {
     const late = problem(await handle.stat(), maxBytes)
     if (late) throw fail(late)

@@ -9,10 +9,7 @@ export interface Judgement {
   name: string
   arguments: JsonValue
   argumentsRewrittenBy?: string[]
-  decision:
-    | { kind: 'allow' }
-    | { kind: 'ask'; source: string; reason?: string }
-    | { kind: 'deny'; code: string; by: string; source: string; reason: string }
+  decision: { kind: 'allow' } | { kind: 'ask'; source: string; reason?: string } | { kind: 'deny'; code: string; by: string; source: string; reason: string }
   trace: LoggedTraceEntry[]
   notJudged?: { plugin: string; why: string }[]
 }
@@ -31,8 +28,11 @@ export const REGISTRY_CODES = new Set(['UNKNOWN_TOOL', 'INVALID_ARGS', 'ABORTED_
 /** One line for a decision: `allow`, `ask by permission-policy: why`, `DENIED by fs-sandbox (listener): why`. */
 export function describeDecision(decision: Judgement['decision']): string {
   switch (decision.kind) {
-    case 'allow': return 'allow'
-    case 'ask': return `ask by ${decision.source}${decision.reason ? `: ${clip(decision.reason)}` : ''}`
-    case 'deny': return `${decision.code} by ${decision.source} (${decision.by}): ${clip(decision.reason)}`
+    case 'allow':
+      return 'allow'
+    case 'ask':
+      return `ask by ${decision.source}${decision.reason ? `: ${clip(decision.reason)}` : ''}`
+    case 'deny':
+      return `${decision.code} by ${decision.source} (${decision.by}): ${clip(decision.reason)}`
   }
 }

@@ -56,12 +56,21 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'run': {
         if (rest.length > 1) throw new UsageError('run takes at most one CALLS.jsonl file')
-        if (values.approve !== undefined && values.approve !== 'web') throw new UsageError(`--approve takes "web" (answer approvals on a local web page), got ${JSON.stringify(values.approve)}`)
+        if (values.approve !== undefined && values.approve !== 'web')
+          throw new UsageError(`--approve takes "web" (answer approvals on a local web page), got ${JSON.stringify(values.approve)}`)
         const approve = values.approve
         if (rest[0]) return await run({ file: rest[0], config: values.config, root: values.root, log: values.log, json: values.json, approve })
         const demo = await prepareDemo()
         if (!values.json) process.stderr.write(`dshkit: running the bundled demo in ${demo.root}\n`)
-        return await run({ file: demo.calls, display: 'demo/calls.jsonl', config: values.config ?? demo.config, root: values.root ?? demo.root, log: values.log ?? demo.log, json: values.json, approve })
+        return await run({
+          file: demo.calls,
+          display: 'demo/calls.jsonl',
+          config: values.config ?? demo.config,
+          root: values.root ?? demo.root,
+          log: values.log ?? demo.log,
+          json: values.json,
+          approve,
+        })
       }
       case 'tools':
         if (rest.length) throw new UsageError('tools takes no file')
@@ -69,7 +78,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'mcp': {
         if (rest[0] !== 'serve' || rest.length > 1) throw new UsageError('mcp takes one subcommand: serve')
         const port = values.http === undefined ? undefined : Number(values.http)
-        if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535 && values.http!.trim() !== '')) throw new UsageError(`--http takes a port number 0-65535 (0 = any free port), got ${JSON.stringify(values.http)}`)
+        if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535 && values.http!.trim() !== ''))
+          throw new UsageError(`--http takes a port number 0-65535 (0 = any free port), got ${JSON.stringify(values.http)}`)
         return await mcpServe({ config: values.config, root: values.root, log: values.log, http: port })
       }
       case 'grants': {

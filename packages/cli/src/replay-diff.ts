@@ -59,7 +59,7 @@ export function recordedCalls(events: readonly SessionEvent[]): RecordedCall[] {
       if (entry && !entry.result) entry.result = event
     } else if (event.type === 'approval/requested' || event.type === 'approval/answered') {
       let entry: { asked: boolean; answered?: 'allow' | 'deny' } | undefined = byId.get(event.callId)
-      if (!entry) early.set(event.callId, entry = early.get(event.callId) ?? { asked: false })
+      if (!entry) early.set(event.callId, (entry = early.get(event.callId) ?? { asked: false }))
       if (event.type === 'approval/requested') entry.asked = true
       else entry.answered = event.decision
     }
@@ -81,11 +81,11 @@ export function recordedVerdict({ result, asked, answered }: RecordedCall): Reco
   const askedInTrace = trace.some((entry) => entry.decision === 'ask' && entry.phase !== 'approval')
   if (asked || askedInTrace || result.meta?.decidedBy === 'approval') {
     const asker = trace.find((entry) => entry.decision === 'ask')
-    return { kind: 'ask', ...asker ? { source: asker.plugin, rule: ruleOf(asker.detail) } : {}, ran: code !== 'DENIED' }
+    return { kind: 'ask', ...(asker ? { source: asker.plugin, rule: ruleOf(asker.detail) } : {}), ran: code !== 'DENIED' }
   }
   if (code === 'DENIED' || (code === 'PIPELINE_ERROR' && /failed in tools\/pre-execute/.test(reason ?? ''))) {
     const denier = trace.find((entry) => (entry.decision === 'deny' || entry.decision === 'error') && entry.plugin === source)
-    return { kind: 'deny', source, code, reason, ...denier ? { rule: ruleOf(denier.detail) } : {}, ran: false }
+    return { kind: 'deny', source, code, reason, ...(denier ? { rule: ruleOf(denier.detail) } : {}), ran: false }
   }
   return { kind: 'allow', ran: true }
 }
@@ -103,7 +103,8 @@ export function judgedVerdict(judgement: Judgement): Verdict {
       const asker = judgement.trace.find((entry) => entry.decision === 'ask' && entry.phase !== 'approval')
       return asker ? { kind: 'ask', source: asker.plugin, rule: ruleOf(asker.detail) } : { kind: 'allow' }
     }
-    case 'ask': return { kind: 'ask', source: decision.source, reason: decision.reason, rule: ruleBy(decision.source, ['ask']) }
+    case 'ask':
+      return { kind: 'ask', source: decision.source, reason: decision.reason, rule: ruleBy(decision.source, ['ask']) }
     case 'deny': {
       if (REGISTRY_CODES.has(decision.code)) return { kind: 'refused', code: decision.code, source: decision.source, reason: decision.reason }
       // An ask with no approval service installed: the same ask the log would show as denied by approval.
@@ -126,7 +127,7 @@ export function compare(recorded: RecordedCall, judgement: Judgement): ReplayedC
     after,
     changed,
     breaking: changed && before.ran && (after.kind === 'deny' || after.kind === 'refused'),
-    ...judgement.notJudged?.length ? { notJudged: judgement.notJudged } : {},
+    ...(judgement.notJudged?.length ? { notJudged: judgement.notJudged } : {}),
   }
 }
 
@@ -136,12 +137,15 @@ export function describeVerdict(verdict: Verdict | RecordedVerdict, then: boolea
   const rule = verdict.rule && !(verdict.reason ?? '').includes(verdict.rule.split(' in ')[0]) ? ` [${clip(verdict.rule)}]` : ''
   const why = !then && verdict.reason ? `: ${clip(verdict.reason)}` : ''
   switch (verdict.kind) {
-    case 'allow': return 'allowed'
+    case 'allow':
+      return 'allowed'
     case 'ask': {
-      const outcome = 'ran' in verdict ? verdict.ran ? ' (approved)' : ' (not approved)' : ''
+      const outcome = 'ran' in verdict ? (verdict.ran ? ' (approved)' : ' (not approved)') : ''
       return `asked${verdict.source ? ` by ${clip(verdict.source, 128)}` : ''}${outcome}${rule}${why}`
     }
-    case 'deny': return `denied by ${clip(verdict.source ?? 'unknown', 128)}${rule}${why}`
-    case 'refused': return `refused by the registry (${verdict.code})${why}`
+    case 'deny':
+      return `denied by ${clip(verdict.source ?? 'unknown', 128)}${rule}${why}`
+    case 'refused':
+      return `refused by the registry (${verdict.code})${why}`
   }
 }

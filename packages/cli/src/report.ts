@@ -26,12 +26,13 @@ export function verdict(result: ToolExecutionResult): string {
 
 /** The first lines of the model-facing content, indented under the call. */
 export function preview(result: ToolExecutionResult): string {
-  const text = result.content.map((block) => block.type === 'text' ? block.text : `[image ${block.mimeType}]`).join('\n')
+  const text = result.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.mimeType}]`)).join('\n')
   const lines = text.split('\n')
   // Head and tail: a spill notice or an error summary usually sits at the end.
-  const shown = lines.length <= HEAD_LINES + TAIL_LINES + 1
-    ? lines
-    : [...lines.slice(0, HEAD_LINES), `… ${lines.length - HEAD_LINES - TAIL_LINES} more lines …`, ...lines.slice(-TAIL_LINES)]
+  const shown =
+    lines.length <= HEAD_LINES + TAIL_LINES + 1
+      ? lines
+      : [...lines.slice(0, HEAD_LINES), `… ${lines.length - HEAD_LINES - TAIL_LINES} more lines …`, ...lines.slice(-TAIL_LINES)]
   return shown.map((line) => `    ${visible(line.length > PREVIEW_WIDTH ? `${line.slice(0, PREVIEW_WIDTH)}…` : line)}`).join('\n')
 }
 
@@ -63,7 +64,7 @@ export function json(outcome: Outcome): string {
     callId: outcome.callId,
     name: outcome.name,
     isError: result.isError,
-    ...result.isError ? { error: result.error } : { value: result.value },
+    ...(result.isError ? { error: result.error } : { value: result.value }),
     decidedBy: result.isError ? result.meta?.decidedBy : undefined,
     durationMs: outcome.durationMs,
     content: result.content,

@@ -16,7 +16,7 @@ export interface BootOptions {
 }
 
 type Patch = (config: any, value: string) => any
-const keep = (c: any, key: string, patch: object) => c?.[key] === false ? false : { ...c?.[key], ...patch }
+const keep = (c: any, key: string, patch: object) => (c?.[key] === false ? false : { ...c?.[key], ...patch })
 
 /** Where `--root` and `--log` go in each package's config. */
 const rootPatches: Record<string, Patch> = {
@@ -54,7 +54,7 @@ function patch(entry: any, options: BootOptions) {
 /** dsh-base with its approval page on, whatever the file said about it; the command prints the URL, not the plugin. */
 function withApprovalPage(config: any) {
   const own = config?.['approval-web']
-  return { ...config, 'approval-web': { ...own && typeof own === 'object' ? own : {}, printUrl: false } }
+  return { ...config, 'approval-web': { ...(own && typeof own === 'object' ? own : {}), printUrl: false } }
 }
 
 export class BootError extends Error {}
@@ -69,7 +69,7 @@ export async function bootRuntime(options: BootOptions) {
       const [first] = message.args
       // cordis logs a plugin that fails to start; during boot that is reported as a problem line instead.
       if (booting && message.type === 'error' && first instanceof Error && message.args.length === 1) return
-      const args = message.args.map((arg) => arg instanceof Error && !process.env.DSHKIT_DEBUG ? arg.message : arg)
+      const args = message.args.map((arg) => (arg instanceof Error && !process.env.DSHKIT_DEBUG ? arg.message : arg))
       process.stderr.write(`dshkit: ${message.type} [${visible(message.name)}] ${visible(format(...args), { multiline: true })}\n`)
     },
   })
@@ -86,11 +86,17 @@ export async function bootRuntime(options: BootOptions) {
   if (options.approve === 'web' && !entries.some((entry: any) => ['@dshkit/dsh-base', '@dshkit/approval-web'].includes(entry?.name))) {
     throw new BootError(`--approve web needs @dshkit/dsh-base in ${source.label} (or an @dshkit/approval-web entry)`)
   }
-  const report = await bootEntries(ctx, entries.map((entry) => patch(entry, options)), source)
+  const report = await bootEntries(
+    ctx,
+    entries.map((entry) => patch(entry, options)),
+    source,
+  )
   booting = false
   const missing = ['tools', 'loop'].filter((service) => !ctx.get(service))
   if (missing.length) {
-    const why = report.problems.length ? report.problems.join('\n') : `${source.label}: nothing provides ${missing.map((s) => `"${s}"`).join(' and ')}; include @dshkit/dsh-base (or @dshkit/tools and @dshkit/agent-loop)`
+    const why = report.problems.length
+      ? report.problems.join('\n')
+      : `${source.label}: nothing provides ${missing.map((s) => `"${s}"`).join(' and ')}; include @dshkit/dsh-base (or @dshkit/tools and @dshkit/agent-loop)`
     throw new BootError(why)
   }
   return { ctx, problems: report.problems }

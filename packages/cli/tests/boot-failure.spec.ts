@@ -8,10 +8,11 @@ let dir: string
 beforeEach(async () => {
   dir = await tempDir('dshkit-boot-')
   await writeFile(join(dir, 'target.txt'), 'original\n')
-  await writeFile(join(dir, 'calls.jsonl'), [
-    '{"name": "fs_write", "arguments": {"path": "target.txt", "content": "overwritten\\n"}}',
-    '{"name": "fs_list", "arguments": {"path": "."}}',
-  ].join('\n') + '\n')
+  await writeFile(
+    join(dir, 'calls.jsonl'),
+    ['{"name": "fs_write", "arguments": {"path": "target.txt", "content": "overwritten\\n"}}', '{"name": "fs_list", "arguments": {"path": "."}}'].join('\n') +
+      '\n',
+  )
 })
 afterEach(cleanup)
 
@@ -34,24 +35,23 @@ test('a hooks settings file that is missing: exit 1, no call runs, one line nami
     "  - name: '@dshkit/hooks-claude-code'",
     `    config: { configPath: no-such-settings.json, projectDir: ${JSON.stringify(dir)} }`,
   )
-  expect(line).toMatch(/^dshkit: .*cordis\.yml entry #2 \(@dshkit\/hooks-claude-code\): failed to start: cannot read the Claude Code settings file .*no-such-settings\.json/)
+  expect(line).toMatch(
+    /^dshkit: .*cordis\.yml entry #2 \(@dshkit\/hooks-claude-code\): failed to start: cannot read the Claude Code settings file .*no-such-settings\.json/,
+  )
 })
 
 test('a hooks matcher that is not a valid regex: exit 1, no call runs, one line naming the matcher', async () => {
-  await writeFile(join(dir, 'hooks.json'), JSON.stringify({
-    hooks: { PreToolUse: [{ matcher: 'fs_(write', hooks: [{ type: 'command', command: 'exit 2' }] }] },
-  }))
-  const line = await runRefused(
-    "  - name: '@dshkit/hooks-codex'",
-    `    config: { configPath: hooks.json, projectDir: ${JSON.stringify(dir)} }`,
+  await writeFile(
+    join(dir, 'hooks.json'),
+    JSON.stringify({
+      hooks: { PreToolUse: [{ matcher: 'fs_(write', hooks: [{ type: 'command', command: 'exit 2' }] }] },
+    }),
   )
+  const line = await runRefused("  - name: '@dshkit/hooks-codex'", `    config: { configPath: hooks.json, projectDir: ${JSON.stringify(dir)} }`)
   expect(line).toMatch(/^dshkit: .*entry #2 \(@dshkit\/hooks-codex\): failed to start: .*matcher/)
 })
 
 test('a misspelled cordis.yml entry key: exit 1, no call runs, one line with the key it meant', async () => {
-  const line = await runRefused(
-    "  - name: '@dshkit/permission-policy'",
-    '    confg: { default: deny }',
-  )
+  const line = await runRefused("  - name: '@dshkit/permission-policy'", '    confg: { default: deny }')
   expect(line).toMatch(/^dshkit: .*cordis\.yml entry #2 \(@dshkit\/permission-policy\): confg: unknown key; did you mean "config"\?$/)
 })

@@ -19,22 +19,41 @@ describe('dshkit run (the bundled demo)', () => {
     expect(stdout).toMatch(/✓ demo\/calls\.jsonl:1 fs_read \[read-readme\] ok · \d+ ms\n {4}# acme-auth/)
     expect(stdout).toMatch(/✗ demo\/calls\.jsonl:3 fs_read \[escape\] DENIED by fs-sandbox \(listener\).*\n.*outside the sandbox roots/)
     expect(stdout).toMatch(/✗ demo\/calls\.jsonl:4 fs_read \[secrets\] DENIED by fs-sandbox \(listener\).*\n.*matches deny rule "\*\*\/\.env\*"/)
-    expect(stdout).toMatch(/✗ demo\/calls\.jsonl:5 fs_write \[edit-manifest\] DENIED by approval \(approval\).*\n.*permission-policy asked for approval .*no one can approve here/)
+    expect(stdout).toMatch(
+      /✗ demo\/calls\.jsonl:5 fs_write \[edit-manifest\] DENIED by approval \(approval\).*\n.*permission-policy asked for approval .*no one can approve here/,
+    )
     expect(stdout).toMatch(/✓ demo\/calls\.jsonl:6 fs_edit \[note\] ok/)
     expect(stdout).toMatch(/✗ demo\/calls\.jsonl:7 wait_for_ci \[wait-ci\] TOOL_TIMEOUT by timeout-policy \(wrapper\).*\n.*timed out after 300 ms/)
     expect(stdout).toMatch(/✓ demo\/calls\.jsonl:8 fs_read \[read-log\] ok, content replaced by spill-policy/)
     expect(stdout).toMatch(/The full output is stored as spill sp_/)
     expect(stdout).toMatch(/✓ demo\/calls\.jsonl:9 spill_read \[find-error\] ok.*\n.*\n.*1987: \[1987\] ERROR test: auth\/session\.spec\.ts/)
     expect(stdout).toMatch(/✓ demo\/calls\.jsonl:10 shell \[look-around\] ok.*\n.*exit code 0 \(\d+ ms, sandboxed\)\n.*stdout:\n.*session\.js\n.*checked/)
-    expect(stdout).toMatch(/✓ demo\/calls\.jsonl:11 shell \[sandboxed\] ok.*\n.*sandboxed\)\n.*stdout:\n.*\.env holds 0 bytes here\n.*Read-only file system\n.*no network/)
+    expect(stdout).toMatch(
+      /✓ demo\/calls\.jsonl:11 shell \[sandboxed\] ok.*\n.*sandboxed\)\n.*stdout:\n.*\.env holds 0 bytes here\n.*Read-only file system\n.*no network/,
+    )
     expect(code).toBe(0)
   })
 
   test('--json prints one parseable object per call with the decider', async () => {
     const { code, stdout } = await dshkit(['run', '--json'])
-    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line))
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     const results = lines.filter((l) => l.type === 'result')
-    expect(results.map((r) => r.callId)).toEqual(['read-readme', 'list-src', 'escape', 'secrets', 'edit-manifest', 'note', 'wait-ci', 'read-log', 'find-error', 'look-around', 'sandboxed'])
+    expect(results.map((r) => r.callId)).toEqual([
+      'read-readme',
+      'list-src',
+      'escape',
+      'secrets',
+      'edit-manifest',
+      'note',
+      'wait-ci',
+      'read-log',
+      'find-error',
+      'look-around',
+      'sandboxed',
+    ])
     expect(results.find((r) => r.callId === 'escape')).toMatchObject({ isError: true, error: { code: 'DENIED', source: 'fs-sandbox' }, decidedBy: 'listener' })
     expect(results.find((r) => r.callId === 'read-log').meta.spill.id).toMatch(/^sp_/)
     expect(code).toBe(0)
@@ -44,14 +63,17 @@ describe('dshkit run (the bundled demo)', () => {
 describe('dshkit run with bad input', () => {
   test('each bad line is one error naming file and line; the other lines still run; exit 1', async () => {
     const calls = join(dir, 'calls.jsonl')
-    await writeFile(calls, [
-      '{"callId": "ok-1", "name": "fs_read", "arguments": {"path": "hello.txt"}}',
-      '{"name": "fs_read", "arguments": ',
-      '{"name": "no_such_tool", "arguments": {}}',
-      '{"arguments": {}}',
-      '{"callId": "ok-2", "name": "fs_list", "arguments": {"path": "."}}',
-      '{"name": "spill_read", "arguments": {"id": {"$from": "nowhere", "path": "meta.spill.id"}}}',
-    ].join('\n'))
+    await writeFile(
+      calls,
+      [
+        '{"callId": "ok-1", "name": "fs_read", "arguments": {"path": "hello.txt"}}',
+        '{"name": "fs_read", "arguments": ',
+        '{"name": "no_such_tool", "arguments": {}}',
+        '{"arguments": {}}',
+        '{"callId": "ok-2", "name": "fs_list", "arguments": {"path": "."}}',
+        '{"name": "spill_read", "arguments": {"id": {"$from": "nowhere", "path": "meta.spill.id"}}}',
+      ].join('\n'),
+    )
     const { code, stdout, stderr } = await dshkit(['run', calls, '--root', dir])
     const errors = stderr.split('\n').filter((line) => line.includes('calls.jsonl:'))
     expect(errors).toEqual([
@@ -75,13 +97,16 @@ describe('dshkit run with bad input', () => {
 
   test('a config with bad entries reports each in one line and runs no call', async () => {
     const config = join(dir, 'cordis.yml')
-    await writeFile(config, [
-      'plugins:',
-      "  - name: '@dshkit/dsh-base'",
-      "  - name: '@acme/missing-plugin'",
-      "  - name: '@dshkit/retry-policy'",
-      '    config: { maxAttempts: -1 }',
-    ].join('\n'))
+    await writeFile(
+      config,
+      [
+        'plugins:',
+        "  - name: '@dshkit/dsh-base'",
+        "  - name: '@acme/missing-plugin'",
+        "  - name: '@dshkit/retry-policy'",
+        '    config: { maxAttempts: -1 }',
+      ].join('\n'),
+    )
     const calls = join(dir, 'one.jsonl')
     await writeFile(calls, '{"name": "fs_read", "arguments": {"path": "hello.txt"}}\n')
     const { code, stdout, stderr } = await dshkit(['run', calls, '--config', config, '--root', dir])
@@ -104,7 +129,9 @@ describe('dshkit run with bad input', () => {
     const calls = join(dir, 'held-calls.jsonl')
     await writeFile(calls, '{"name": "fs_list", "arguments": {"path": "."}}\n')
     const { code, stderr, stdout } = await dshkit(['run', calls, '--root', dir, '--log', log])
-    expect(stderr).toMatch(/^dshkit: embedded default: plugin "session-store-jsonl" failed to start: session log .*held\.jsonl is already open for writing by process 1/)
+    expect(stderr).toMatch(
+      /^dshkit: embedded default: plugin "session-store-jsonl" failed to start: session log .*held\.jsonl is already open for writing by process 1/,
+    )
     expect(stderr).not.toMatch(/\n\s+at /)
     expect(stdout).toBe('')
     expect(code).toBe(1)
@@ -142,7 +169,17 @@ describe('usage', () => {
 test('dshkit tools lists tools with their JSON Schemas', async () => {
   const { code, stdout } = await dshkit(['tools', '--json', '--root', dir])
   const schemas = JSON.parse(stdout)
-  expect(schemas.map((s: any) => s.name).sort()).toEqual(['fs_edit', 'fs_list', 'fs_read', 'fs_write', 'job_kill', 'job_list', 'job_output', 'shell', 'spill_read'])
+  expect(schemas.map((s: any) => s.name).sort()).toEqual([
+    'fs_edit',
+    'fs_list',
+    'fs_read',
+    'fs_write',
+    'job_kill',
+    'job_list',
+    'job_output',
+    'shell',
+    'spill_read',
+  ])
   expect(schemas.find((s: any) => s.name === 'fs_read').inputSchema).toMatchObject({ type: 'object', required: ['path'] })
   expect(code).toBe(0)
 })
@@ -154,7 +191,12 @@ describe('dshkit log', () => {
     await writeFile(calls, '{"callId": "r1", "name": "fs_read", "arguments": {"path": "hello.txt"}}\n')
     expect((await dshkit(['run', calls, '--root', dir, '--log', log])).code).toBe(0)
     // What a crash leaves: a call recorded as started with no result.
-    await writeFile(log, (await readFile(log, 'utf8')) + JSON.stringify({ type: 'tool/call', callId: 'w1', name: 'fs_write', arguments: { path: 'x' }, time: new Date().toISOString() }) + '\n')
+    await writeFile(
+      log,
+      (await readFile(log, 'utf8')) +
+        JSON.stringify({ type: 'tool/call', callId: 'w1', name: 'fs_write', arguments: { path: 'x' }, time: new Date().toISOString() }) +
+        '\n',
+    )
     const before = await readFile(log, 'utf8')
     const { code, stdout } = await dshkit(['log', log])
     expect(stdout).toMatch(/→ .* fs_read \[r1\]/)
@@ -200,11 +242,17 @@ describe.skipIf(!hasScript)('on a terminal (a real pseudo-terminal through util-
     })
   }
 
-  test.each([['y\n', /→ allowed[\s\S]*✓ .*fs_write \[w\] ok/, '{"x":1}'], ['n\n', /✗ .*fs_write \[w\] DENIED by approval/, '{}']])('an ask is put to the user: answer %j', async (answer, outcome, content) => {
+  test.each([
+    ['y\n', /→ allowed[\s\S]*✓ .*fs_write \[w\] ok/, '{"x":1}'],
+    ['n\n', /✗ .*fs_write \[w\] DENIED by approval/, '{}'],
+  ])('an ask is put to the user: answer %j', async (answer, outcome, content) => {
     const root = await mkdtemp(join(dir, 'tty-'))
     await writeFile(join(root, 'package.json'), '{}')
     const config = join(root, 'cordis.yml')
-    await writeFile(config, "plugins:\n  - name: '@dshkit/dsh-base'\n    config:\n      permission-policy:\n        rules: [{ tool: fs_write, decision: ask, reason: writes need a yes }]\n")
+    await writeFile(
+      config,
+      "plugins:\n  - name: '@dshkit/dsh-base'\n    config:\n      permission-policy:\n        rules: [{ tool: fs_write, decision: ask, reason: writes need a yes }]\n",
+    )
     const calls = join(root, 'calls.jsonl')
     await writeFile(calls, '{"callId": "w", "name": "fs_write", "arguments": {"path": "package.json", "content": "{\\"x\\":1}"}}\n')
     const { code, output } = await onTerminal(['run', calls, '--config', config, '--root', root], answer)

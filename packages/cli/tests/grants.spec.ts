@@ -19,12 +19,22 @@ async function project() {
 describe('dshkit grants', () => {
   test('lists exact and rule grants with their ids; revoke removes one; an unknown id is a one-line error', async () => {
     const { root, file, store } = await project()
-    const exact = await store.add({ kind: 'exact', tool: 'shell', argumentsHash: argumentsHash({ command: 'npm test' }), summary: 'shell {"command":"npm test"}', by: 'tty' })
+    const exact = await store.add({
+      kind: 'exact',
+      tool: 'shell',
+      argumentsHash: argumentsHash({ command: 'npm test' }),
+      summary: 'shell {"command":"npm test"}',
+      by: 'tty',
+    })
     const rule = await store.add({ kind: 'rule', rule: { tool: 'fs_write', when: { path: 'notes/**' } } })
     let run = await dshkit(['grants', '--root', root])
     expect(run.code).toBe(0)
     expect(run.stdout).toContain(`2 grants in ${file}\n`)
-    expect(run.stdout).toMatch(new RegExp(`  ${exact.id}  \\S+  exact  shell \\{"command":"npm test"\\}  \\[sha256 ${argumentsHash({ command: 'npm test' }).slice(0, 12)}\\]  \\(by tty\\)\n`))
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `  ${exact.id}  \\S+  exact  shell \\{"command":"npm test"\\}  \\[sha256 ${argumentsHash({ command: 'npm test' }).slice(0, 12)}\\]  \\(by tty\\)\n`,
+      ),
+    )
     expect(run.stdout).toContain(`  ${rule.id}  ${rule.created}  rule   fs_write when path="notes/**"\n`)
     run = await dshkit(['grants', '--file', file, '--json'])
     expect(JSON.parse(run.stdout)).toEqual({ file, grants: [exact, rule] })
@@ -47,7 +57,13 @@ describe('dshkit grants', () => {
     expect(run.stderr).toMatch(new RegExp(`^dshkit: grants file ${file}: is not valid JSON \\(.*\\); fix it or delete it to start with no grants\n$`))
     expect(await readFile(file, 'utf8')).toBe('{"version":1,"grants":[{"id":"g_1"')
     // A hand-edited summary with an escape sequence cannot repaint the terminal.
-    await writeFile(file, JSON.stringify({ version: 1, grants: [{ id: 'g_1', created: '2026-01-01T00:00:00Z', kind: 'rule', tool: 'x', summary: 'evil\x1b[2J\nline', rule: { tool: 'x' } }] }))
+    await writeFile(
+      file,
+      JSON.stringify({
+        version: 1,
+        grants: [{ id: 'g_1', created: '2026-01-01T00:00:00Z', kind: 'rule', tool: 'x', summary: 'evil\x1b[2J\nline', rule: { tool: 'x' } }],
+      }),
+    )
     run = await dshkit(['grants', '--root', root])
     expect(run.stdout).toContain('evil\\x1b[2J\\x0aline')
     expect(run.stdout).not.toContain('\x1b')
@@ -67,16 +83,40 @@ describe('dshkit log shows approvals', () => {
     const log = join(root, 'session.jsonl')
     const t = '2026-12-01T10:00:00.000Z'
     const hash = 'a'.repeat(64)
-    await writeFile(log, [
-      { type: 'tool/call', callId: 'c1', name: 'shell', arguments: { command: 'npm test' }, time: t },
-      { type: 'approval/requested', requestId: 'a_1', callId: 'c1', tool: 'shell', argumentsHash: hash, summary: 'shell {"command":"npm test"}', source: 'permission-policy', reason: 'rule #1', time: t },
-      { type: 'approval/answered', requestId: 'a_1', callId: 'c1', decision: 'allow', by: 'responder', grantId: 'g_1', time: t },
-      { type: 'tool/result', callId: 'c1', isError: false, content: [{ type: 'text', text: 'ok' }], time: t },
-      { type: 'approval/answered', requestId: 'a_2', callId: 'c2', decision: 'allow', by: 'grant', grantId: 'g_1', time: t },
-      { type: 'approval/requested', requestId: 'a_3', callId: 'c3', tool: 'shell', argumentsHash: hash, summary: 'shell {"command":"rm -rf build"}', source: 'permission-policy', time: t },
-      { type: 'approval/answered', requestId: 'a_3', callId: 'c3', decision: 'deny', by: 'timeout', reason: 'no answer within 5 ms', time: t },
-      { type: 'approval/requested', requestId: 'a_4', callId: 'c4', tool: 'shell', argumentsHash: hash, summary: 'shell {"command":"make"}', time: t },
-    ].map((e) => JSON.stringify(e)).join('\n') + '\n')
+    await writeFile(
+      log,
+      [
+        { type: 'tool/call', callId: 'c1', name: 'shell', arguments: { command: 'npm test' }, time: t },
+        {
+          type: 'approval/requested',
+          requestId: 'a_1',
+          callId: 'c1',
+          tool: 'shell',
+          argumentsHash: hash,
+          summary: 'shell {"command":"npm test"}',
+          source: 'permission-policy',
+          reason: 'rule #1',
+          time: t,
+        },
+        { type: 'approval/answered', requestId: 'a_1', callId: 'c1', decision: 'allow', by: 'responder', grantId: 'g_1', time: t },
+        { type: 'tool/result', callId: 'c1', isError: false, content: [{ type: 'text', text: 'ok' }], time: t },
+        { type: 'approval/answered', requestId: 'a_2', callId: 'c2', decision: 'allow', by: 'grant', grantId: 'g_1', time: t },
+        {
+          type: 'approval/requested',
+          requestId: 'a_3',
+          callId: 'c3',
+          tool: 'shell',
+          argumentsHash: hash,
+          summary: 'shell {"command":"rm -rf build"}',
+          source: 'permission-policy',
+          time: t,
+        },
+        { type: 'approval/answered', requestId: 'a_3', callId: 'c3', decision: 'deny', by: 'timeout', reason: 'no answer within 5 ms', time: t },
+        { type: 'approval/requested', requestId: 'a_4', callId: 'c4', tool: 'shell', argumentsHash: hash, summary: 'shell {"command":"make"}', time: t },
+      ]
+        .map((e) => JSON.stringify(e))
+        .join('\n') + '\n',
+    )
     const run = await dshkit(['log', log])
     expect(run.code).toBe(0)
     expect(run.stdout).toContain(`? ${t} approval asked [c1] shell {"command":"npm test"} by permission-policy: rule #1\n`)

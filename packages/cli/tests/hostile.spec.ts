@@ -63,7 +63,9 @@ describe('a --log that is not a regular file: one line naming it, nothing runs, 
   test.each(['/dev/zero', join('FIFO'), 'a-directory'])('dshkit log %s is one line, exit 1', async (which) => {
     const path = which === 'FIFO' ? join(dir, 'log.fifo') : which.startsWith('/') ? which : join(dir, which)
     const { code, stdout, stderr } = await dshkit(['log', path])
-    expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(/^dshkit: session log .* is not a regular file \(it is .*\); pass the path of a regular file/)])
+    expect(stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^dshkit: session log .* is not a regular file \(it is .*\); pass the path of a regular file/),
+    ])
     expect(stdout).toBe('')
     expect(code).toBe(1)
   })
@@ -73,13 +75,16 @@ describe('per-line problems in the calls file do not abort the run', () => {
   test('an explicit callId equal to a later default id, a duplicate callId, 5,000-deep arguments: each names its line; the rest run', async () => {
     const calls = join(dir, 'clash.jsonl')
     const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000)
-    await writeFile(calls, [
-      '\uFEFF{"callId": "line-2", "name": "fs_read", "arguments": {"path": "hello.txt"}}', // a BOM on line 1 is fine
-      '{"name": "fs_read", "arguments": {"path": "hello.txt"}}',
-      `{"name": "fs_read", "arguments": ${deep}}`,
-      '{"callId": "line-2", "name": "fs_list", "arguments": {"path": "."}}',
-      '{"callId": "last", "name": "fs_list", "arguments": {"path": "."}}',
-    ].join('\n'))
+    await writeFile(
+      calls,
+      [
+        '\uFEFF{"callId": "line-2", "name": "fs_read", "arguments": {"path": "hello.txt"}}', // a BOM on line 1 is fine
+        '{"name": "fs_read", "arguments": {"path": "hello.txt"}}',
+        `{"name": "fs_read", "arguments": ${deep}}`,
+        '{"callId": "line-2", "name": "fs_list", "arguments": {"path": "."}}',
+        '{"callId": "last", "name": "fs_list", "arguments": {"path": "."}}',
+      ].join('\n'),
+    )
     const { code, stdout, stderr } = await dshkit(['run', calls, '--root', dir])
     expect(stderr.split('\n').filter((l) => l.includes('clash.jsonl:'))).toEqual([
       expect.stringMatching(/clash\.jsonl:2: its default callId "line-2" is already used by line 1; give this line its own "callId"$/),
@@ -94,11 +99,14 @@ describe('per-line problems in the calls file do not abort the run', () => {
 
   test('a misspelled key on a line ("callid", "args") is that line\'s problem, not a call run without it', async () => {
     const calls = join(dir, 'typo.jsonl')
-    await writeFile(calls, [
-      '{"callid": "mine", "name": "fs_read", "arguments": {"path": "hello.txt"}}',
-      '{"name": "fs_read", "args": {"path": "hello.txt"}}',
-      '{"callId": "ok", "name": "fs_read", "arguments": {"path": "hello.txt"}}',
-    ].join('\n'))
+    await writeFile(
+      calls,
+      [
+        '{"callid": "mine", "name": "fs_read", "arguments": {"path": "hello.txt"}}',
+        '{"name": "fs_read", "args": {"path": "hello.txt"}}',
+        '{"callId": "ok", "name": "fs_read", "arguments": {"path": "hello.txt"}}',
+      ].join('\n'),
+    )
     const { code, stdout, stderr } = await dshkit(['run', calls, '--root', dir])
     expect(stderr.split('\n').filter((l) => l.includes('typo.jsonl:'))).toEqual([
       expect.stringMatching(/typo\.jsonl:1: "callid": unknown key; did you mean "callId"\?$/),
@@ -121,11 +129,14 @@ describe('per-line problems in the calls file do not abort the run', () => {
 describe('terminal control sequences cannot repaint the human report', () => {
   test('in tool output, bad lines, tool names and file names they are printed escaped; --json keeps them as data', async () => {
     const calls = join(dir, `evil${ESC}[2J.jsonl`)
-    await writeFile(calls, [
-      '{"callId": "r", "name": "fs_read", "arguments": {"path": "repaint.txt"}}',
-      '{"name": "no\\u001b[31mtool\\r", "arguments": {}}',
-      `{"name": "fs_read", "arguments": ${ESC}[2J}`,
-    ].join('\n'))
+    await writeFile(
+      calls,
+      [
+        '{"callId": "r", "name": "fs_read", "arguments": {"path": "repaint.txt"}}',
+        '{"name": "no\\u001b[31mtool\\r", "arguments": {}}',
+        `{"name": "fs_read", "arguments": ${ESC}[2J}`,
+      ].join('\n'),
+    )
     const human = await dshkit(['run', calls, '--root', dir])
     const printed = human.stdout + human.stderr
     expect(printed).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/) // no raw control character at all (only \t and \n)
@@ -134,7 +145,10 @@ describe('terminal control sequences cannot repaint the human report', () => {
     expect(human.stderr).toMatch(/evil\\x1b\[2J\.jsonl:3: not JSON/)
 
     const json = await dshkit(['run', calls, '--root', dir, '--json'])
-    const objects = json.stdout.trim().split('\n').map((line) => JSON.parse(line))
+    const objects = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(objects.find((o) => o.callId === 'r').content[0].text).toContain(hostileText)
     expect(objects.find((o) => o.type === 'error' && o.line === 2).message).toContain(`no${ESC}[31mtool\r`)
   })
@@ -161,11 +175,16 @@ describe('a call whose outcome the session log could not record fails the run', 
     // 16 blocks of 512 bytes: not room for all four ~3 KB results (group commit may fail them as one batch).
     const { code, stdout, stderr } = await dshkit(['run', calls, '--root', root, '--log', log], { shell: "trap '' XFSZ; ulimit -f 16" })
     expect(stdout).toMatch(/✓ .*calls\.jsonl:1 fs_read \[a\] ok/)
-    expect(stderr).toMatch(/calls\.jsonl:\d: call "\w" (ran, but the session log could not record its result|was not run: the session log could not record it first)/)
+    expect(stderr).toMatch(
+      /calls\.jsonl:\d: call "\w" (ran, but the session log could not record its result|was not run: the session log could not record it first)/,
+    )
     expect(stderr).toMatch(/4 call line\(s\), 0 input problem\(s\), [1-4] call\(s\) not run or not recorded \((\w, )*d\)/)
     expect(code).toBe(1)
     // What is on disk is still a valid log that starts with the recorded call.
-    const events = (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line))
+    const events = (await readFile(log, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
     expect(events[0]).toMatchObject({ type: 'tool/call', callId: 'a' })
   })
 })
@@ -176,7 +195,10 @@ test('Ctrl-C mid-run: the calls not started are not run, the run says so and exi
   const calls = join(root, 'calls.jsonl')
   // Thousands of fsynced appends: the batch outlives the first progress line by far.
   await writeFile(calls, Array.from({ length: 5000 }, () => '{"name": "fs_read", "arguments": {"path": "a.txt"}}').join('\n'))
-  const child = spawn(process.execPath, [bin, 'run', calls, '--root', root, '--log', join(root, 's.jsonl')], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 50_000 })
+  const child = spawn(process.execPath, [bin, 'run', calls, '--root', root, '--log', join(root, 's.jsonl')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 50_000,
+  })
   let stderr = ''
   child.stderr.on('data', (chunk) => {
     stderr += chunk

@@ -1,12 +1,14 @@
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest'
 import { cleanup } from '@dshkit/testing'
 import { PostgresSessionStore } from '@dshkit/session-store-postgres'
-import { throwawayPostgres, type Server } from '../../session/session-store-postgres/tests/throwaway.js'
+import { throwawayPostgres, type Server } from '../../providers/session-store-postgres/tests/throwaway.js'
 import { dshkit } from './run-cli.js'
 
 afterEach(cleanup)
 let server: Server
-beforeAll(async () => { server = await throwawayPostgres() }, 90_000)
+beforeAll(async () => {
+  server = await throwawayPostgres()
+}, 90_000)
 afterAll(() => server?.stop(), 30_000)
 
 const at = '2025-01-01T00:00:00.000Z'
@@ -42,7 +44,10 @@ test('dshkit log postgres://…#id replays one session; without #id it lists the
   expect(list.stdout).toContain('2 sessions')
 
   const json = await dshkit(['log', `${withSchema(server.url)}#other`, '--json'])
-  const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l))
+  const lines = json.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
   expect(lines.at(-1)).toMatchObject({ type: 'summary', events: 3, interrupted: ['b'] })
 }, 60_000)
 

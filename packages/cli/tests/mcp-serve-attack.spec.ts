@@ -17,18 +17,26 @@ async function rawServe() {
   onCleanup(() => void child.kill('SIGKILL'))
   let stdout = ''
   child.stdout.on('data', (chunk) => (stdout += chunk))
-  const lines = () => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))
+  const lines = () =>
+    stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
   const send = (message: unknown) => child.stdin.write(JSON.stringify(message) + '\n')
   send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
   send({ jsonrpc: '2.0', method: 'notifications/initialized' })
   await eventually(() => expect(lines()).toHaveLength(1), { timeoutMs: 15_000 })
-  const events = async () => (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line))
+  const events = async () =>
+    (await readFile(log, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
   return { child, lines, send, events }
 }
 
 const shell = (id: number, command: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'shell', arguments: { command } } })
 
-test('SIGTERM mid-call: the command is killed, the call\'s result is in the session log, exit 0', async () => {
+test("SIGTERM mid-call: the command is killed, the call's result is in the session log, exit 0", async () => {
   const { child, send, events } = await rawServe()
   const duration = sleepers.next()
   send(shell(1, `sleep ${duration}`))
@@ -41,7 +49,7 @@ test('SIGTERM mid-call: the command is killed, the call\'s result is in the sess
   expect(log.find((e) => e.type === 'tool/result' && e.callId === call.callId)).toMatchObject({ isError: true, error: { code: 'ABORTED' } })
 })
 
-test('a second call reusing the id of a running one is refused; stdin closing still kills the first call\'s command', async () => {
+test("a second call reusing the id of a running one is refused; stdin closing still kills the first call's command", async () => {
   const { child, lines, send } = await rawServe()
   const first = sleepers.next()
   const second = sleepers.next()

@@ -35,7 +35,11 @@ async function serve(options: { answer?: (message: string) => ElicitResult; conf
     await rm(config, { force: true })
     await rm(log, { force: true })
   })
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', 'serve', '--config', config, '--root', root, '--log', log], stderr: 'pipe' })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, 'mcp', 'serve', '--config', config, '--root', root, '--log', log],
+    stderr: 'pipe',
+  })
   let stderr = ''
   transport.stderr?.on('data', (chunk) => (stderr += chunk))
   const client = new Client({ name: 'cli-test', version: '1.0.0' }, { capabilities: options.answer ? { elicitation: { form: {} } } : {} })
@@ -71,7 +75,10 @@ test('a real `dshkit mcp serve`: tools with hints, an allowed call, a denied one
   expect(outside.isError).toBe(true)
   await client.close()
   expect(await eventuallyExited(pid)).toBe(true)
-  const events = (await readFile(log, 'utf8')).trim().split('\n').map((line) => JSON.parse(line))
+  const events = (await readFile(log, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
   expect(events.filter((e) => e.type === 'tool/call').map((e) => e.name)).toEqual(['fs_read', 'fs_read', 'fs_read'])
   expect(events.filter((e) => e.type === 'tool/result').map((e) => e.isError)).toEqual([false, true, true])
 })
@@ -82,7 +89,9 @@ test('an ask goes to the client as an elicitation: accepted, the write happens; 
   const yes = await client.callTool({ name: 'fs_write', arguments: { path: 'deploy.txt', content: 'v1' } })
   expect(yes.isError).toBe(false)
   expect(await readFile(join(root, 'deploy.txt'), 'utf8')).toBe('v1')
-  expect(questions[0]).toMatch(/^dshkit: allow fs_write\?\nasked by permission-policy: .*deploy files need a yes\narguments \{"path":"deploy.txt","content":"v1"\}\nsha256 [0-9a-f]{16}$/)
+  expect(questions[0]).toMatch(
+    /^dshkit: allow fs_write\?\nasked by permission-policy: .*deploy files need a yes\narguments \{"path":"deploy.txt","content":"v1"\}\nsha256 [0-9a-f]{16}$/,
+  )
   reply = { action: 'decline' }
   const no = await client.callTool({ name: 'fs_write', arguments: { path: 'deploy.txt', content: 'v2' } })
   expect(no.isError).toBe(true)
@@ -109,7 +118,7 @@ test('a large shell output is spilled with a preview; spill_read pages through i
   expect(text(page)).toContain('LAST-LINE')
 })
 
-test('the client cancelling a long shell call aborts it: the command\'s process is gone after', async () => {
+test("the client cancelling a long shell call aborts it: the command's process is gone after", async () => {
   const { client } = await serve()
   const duration = sleepers.next()
   const controller = new AbortController()
@@ -141,7 +150,14 @@ test('raw stdio: garbage lines get JSON-RPC errors, stdout carries only JSON-RPC
   const send = (line: string) => child.stdin.write(line + '\n')
   send('this is not json')
   send('{"hello": "world"}')
-  send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }))
+  send(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  )
   await eventually(() => expect(lines().length).toBeGreaterThanOrEqual(3), { timeoutMs: 10_000 })
   send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))
   send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'nope', arguments: {} } }))
@@ -166,14 +182,21 @@ test('raw stdio: garbage lines get JSON-RPC errors, stdout carries only JSON-RPC
 test('--http: Streamable HTTP on loopback with the token from DSHKIT_MCP_TOKEN; a wrong token is refused; SIGTERM stops it cleanly', async () => {
   const root = await tempDir('dshkit-mcp-http-')
   const token = 'a'.repeat(20) + Math.random().toString(36).slice(2).padEnd(20, 'x')
-  const child = spawn(process.execPath, [bin, 'mcp', 'serve', '--http', '0', '--root', root], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DSHKIT_MCP_TOKEN: token } })
+  const child = spawn(process.execPath, [bin, 'mcp', 'serve', '--http', '0', '--root', root], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, DSHKIT_MCP_TOKEN: token },
+  })
   onCleanup(() => void child.kill('SIGKILL'))
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
-  await eventually(() => expect(stderr).toMatch(/at http:\/\/127\.0\.0\.1:\d+\/mcp[^]*Authorization: Bearer/), { timeoutMs: 10_000 })
+  await eventually(() => expect(stderr).toMatch(/at http:\/\/127\.0\.0\.1:\d+\/mcp[\s\S]*Authorization: Bearer/), { timeoutMs: 10_000 })
   const url = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)![1]
   expect(stderr).toContain(`Authorization: Bearer ${token}`)
-  const refused = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer wrong', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' })
+  const refused = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: 'Bearer wrong', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: '{}',
+  })
   expect(refused.status).toBe(401)
   const client = new Client({ name: 'http-test', version: '1.0.0' })
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
@@ -185,7 +208,9 @@ test('--http: Streamable HTTP on loopback with the token from DSHKIT_MCP_TOKEN; 
 
 test('a plugin that writes to stdout (console.log) during a call cannot corrupt the protocol: its text goes to stderr', async () => {
   const root = await tempDir('dshkit-mcp-noisy-')
-  await writeFile(join(root, 'noisy.mjs'), `
+  await writeFile(
+    join(root, 'noisy.mjs'),
+    `
 const anything = { '~standard': { version: 1, vendor: 'test', validate: (value) => ({ value }) } }
 export const name = 'noisy'
 export const inject = ['tools']
@@ -193,7 +218,8 @@ export const apply = (ctx) => {
   console.log('noisy plugin booting')
   ctx.tools.register({ name: 'noisy', description: 'prints', parameters: anything, execute: () => { console.log('NOISE {"jsonrpc":"2.0"'); process.stdout.write('more noise\\n'); return 'quiet result' } })
 }
-`)
+`,
+  )
   const { client, stderr } = await serve({ config: `plugins:\n  - name: '@dshkit/dsh-base'\n  - name: ${join(root, 'noisy.mjs')}\n` })
   const result = await client.callTool({ name: 'noisy', arguments: {} })
   expect(text(result)).toBe('quiet result')

@@ -28,7 +28,16 @@ beforeAll(async () => {
   await writeFile(join(root, '.claude/settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [hook] }] } }))
   const base = ['plugins:', "  - name: '@dshkit/dsh-base'", '    config:', '      tools: { trace: true }']
   await writeFile(join(dir, 'plain.yml'), base.join('\n') + '\n')
-  await writeFile(join(dir, 'hooks.yml'), [...base, "  - name: '@dshkit/hooks-claude-code'", '    config:', '      configPath: .claude/settings.json', `      projectDir: ${JSON.stringify(root)}`].join('\n') + '\n')
+  await writeFile(
+    join(dir, 'hooks.yml'),
+    [
+      ...base,
+      "  - name: '@dshkit/hooks-claude-code'",
+      '    config:',
+      '      configPath: .claude/settings.json',
+      `      projectDir: ${JSON.stringify(root)}`,
+    ].join('\n') + '\n',
+  )
   await writeFile(join(dir, 'session.jsonl'), jsonl([...ran('r', 'fs_read', { path: 'README.md' }), ...ran('l', 'fs_list', { path: '.' })]))
   await writeFile(join(dir, 'calls.jsonl'), jsonl([{ callId: 'r', name: 'fs_read', arguments: { path: 'README.md' } }]))
 })
@@ -57,7 +66,10 @@ describe('a hook that is not run in a dry run is not reported as a judgement (at
 
   it('without hooks nothing is flagged and unchanged calls stay quiet', { timeout: 40_000 }, async () => {
     const { code, stdout } = await dshkit(['replay', join(dir, 'session.jsonl'), '--config', join(dir, 'plain.yml'), '--root', root])
-    expect([code, stdout.trim()]).toEqual([0, `2 recorded call(s) re-judged under ${join(dir, 'plain.yml')}, nothing ran: 2 unchanged, 0 that ran would now be denied, 0 now allowed, 0 now asked, 0 other change(s)`])
+    expect([code, stdout.trim()]).toEqual([
+      0,
+      `2 recorded call(s) re-judged under ${join(dir, 'plain.yml')}, nothing ran: 2 unchanged, 0 that ran would now be denied, 0 now allowed, 0 now asked, 0 other change(s)`,
+    ])
   })
 })
 
@@ -77,10 +89,13 @@ describe('one huge value cannot flood the human report (attack)', () => {
 
   it('replay: a recorded denier named with 100,000 characters is bounded too', { timeout: 40_000 }, async () => {
     const log = join(dir, 'huge-source.jsonl')
-    await writeFile(log, jsonl([
-      { type: 'tool/call', callId: 'd', name: 'fs_read', arguments: { path: 'README.md' }, time: t },
-      { type: 'tool/result', callId: 'd', isError: true, content: [], error: { code: 'DENIED', message: 'no', source: 'S'.repeat(100_000) }, time: t },
-    ]))
+    await writeFile(
+      log,
+      jsonl([
+        { type: 'tool/call', callId: 'd', name: 'fs_read', arguments: { path: 'README.md' }, time: t },
+        { type: 'tool/result', callId: 'd', isError: true, content: [], error: { code: 'DENIED', message: 'no', source: 'S'.repeat(100_000) }, time: t },
+      ]),
+    )
     const { code, stdout } = await dshkit(['replay', log, '--config', join(dir, 'plain.yml'), '--root', root])
     expect(code).toBe(0)
     expect(stdout).toMatch(/\+ fs_read \[d\] denied by S+… \[\d+ more characters\] → allowed/)
@@ -104,14 +119,17 @@ it('replay --json names a torn last line instead of dropping it silently (attack
   expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toMatchObject({ type: 'summary', calls: 1, tornLine: 3 })
 })
 
-it("a config with the approval page on a fixed port judges while a live run holds that port; no page is served (attack)", { timeout: 60_000 }, async () => {
+it('a config with the approval page on a fixed port judges while a live run holds that port; no page is served (attack)', { timeout: 60_000 }, async () => {
   // The live `dshkit run --approve web` of the session being replayed: it has the port.
   const live = createServer()
   await new Promise<void>((resolve) => live.listen(0, '127.0.0.1', resolve))
   try {
     const port = (live.address() as { port: number }).port
     const config = join(dir, 'web.yml')
-    await writeFile(config, ['plugins:', "  - name: '@dshkit/dsh-base'", '    config:', '      tools: { trace: true }', `      approval-web: { port: ${port} }`].join('\n') + '\n')
+    await writeFile(
+      config,
+      ['plugins:', "  - name: '@dshkit/dsh-base'", '    config:', '      tools: { trace: true }', `      approval-web: { port: ${port} }`].join('\n') + '\n',
+    )
     const replayed = await dshkit(['replay', join(dir, 'session.jsonl'), '--config', config, '--root', root])
     expect([replayed.code, replayed.stderr]).toEqual([0, ''])
     expect(replayed.stdout).toContain('2 unchanged')

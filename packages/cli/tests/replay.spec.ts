@@ -6,14 +6,15 @@ import { dshkit } from './run-cli.js'
 
 afterAll(cleanup)
 
-const config = (rules: object[], extra = '') => [
-  'plugins:',
-  "  - name: '@dshkit/dsh-base'",
-  '    config:',
-  '      tools: { trace: true }',
-  `      permission-policy: { rules: ${JSON.stringify(rules)} }`,
-  extra,
-].join('\n') + '\n'
+const config = (rules: object[], extra = '') =>
+  [
+    'plugins:',
+    "  - name: '@dshkit/dsh-base'",
+    '    config:',
+    '      tools: { trace: true }',
+    `      permission-policy: { rules: ${JSON.stringify(rules)} }`,
+    extra,
+  ].join('\n') + '\n'
 
 const CALLS = [
   { callId: 'read', name: 'fs_read', arguments: { path: 'README.md' } },
@@ -40,17 +41,28 @@ async function recordSession() {
 }
 
 let session: Awaited<ReturnType<typeof recordSession>>
-beforeAll(async () => { session = await recordSession() }, 30_000)
+beforeAll(async () => {
+  session = await recordSession()
+}, 30_000)
 
 describe('dshkit replay', () => {
   it('under its own configuration nothing changes and it exits 0', async () => {
     const { code, stdout } = await dshkit(['replay', session.log, '--config', join(session.dir, 'cordis.yml'), '--root', session.root])
-    expect([code, stdout.trim()]).toEqual([0, `5 recorded call(s) re-judged under ${join(session.dir, 'cordis.yml')}, nothing ran: 5 unchanged, 0 that ran would now be denied, 0 now allowed, 0 now asked, 0 other change(s)`])
+    expect([code, stdout.trim()]).toEqual([
+      0,
+      `5 recorded call(s) re-judged under ${join(session.dir, 'cordis.yml')}, nothing ran: 5 unchanged, 0 that ran would now be denied, 0 now allowed, 0 now asked, 0 other change(s)`,
+    ])
   })
 
   it('a stricter policy: what ran and would now be denied is named with who denied, and the exit code is 3', async () => {
     const stricter = join(session.dir, 'stricter.yml')
-    await writeFile(stricter, config([{ tool: 'fs_write', decision: 'deny', reason: 'read-only review' }, { tool: 'fs_list', decision: 'ask' }]))
+    await writeFile(
+      stricter,
+      config([
+        { tool: 'fs_write', decision: 'deny', reason: 'read-only review' },
+        { tool: 'fs_list', decision: 'ask' },
+      ]),
+    )
     const { code, stdout } = await dshkit(['replay', session.log, '--config', stricter, '--root', session.root])
     expect(code).toBe(3)
     expect(stdout).toContain('✗ fs_write [write-notes] allowed → denied by permission-policy')
@@ -67,7 +79,10 @@ describe('dshkit replay', () => {
     await writeFile(looser, config([], "      fs-sandbox: { deny: ['**/.git/**'] }"))
     const { code, stdout } = await dshkit(['replay', session.log, '--config', looser, '--root', session.root, '--json'])
     expect(code).toBe(0)
-    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line))
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(lines.filter((l) => l.type === 'call').map((l) => [l.callId, l.before.kind, l.after.kind, l.changed, l.breaking])).toEqual([
       ['read', 'allow', 'allow', false, false],
       ['write-notes', 'allow', 'allow', false, false],
@@ -82,7 +97,10 @@ describe('dshkit replay', () => {
     const before = await readFile(session.log)
     const mtime = (await stat(session.log)).mtimeMs
     const sameLog = join(session.dir, 'same-log.yml')
-    await writeFile(sameLog, config([{ tool: 'fs_write', decision: 'deny' }]).replace('      tools:', `      log: ${JSON.stringify(session.log)}\n      tools:`))
+    await writeFile(
+      sameLog,
+      config([{ tool: 'fs_write', decision: 'deny' }]).replace('      tools:', `      log: ${JSON.stringify(session.log)}\n      tools:`),
+    )
     const { code, stderr } = await dshkit(['replay', session.log, '--config', sameLog, '--root', session.root])
     expect(code, stderr).toBe(3)
     expect(await readFile(session.log)).toEqual(before)
@@ -92,10 +110,15 @@ describe('dshkit replay', () => {
   it('names and callIds from the log cannot repaint the terminal; an unknown tool is refused by the registry', async () => {
     const hostile = join(session.dir, 'hostile.jsonl')
     const t = '2026-12-01T09:00:00.000Z'
-    await writeFile(hostile, [
-      { type: 'tool/call', callId: 'ctl\x1b[2J', name: 'fs_read\u202e', arguments: { path: 'README.md' }, time: t },
-      { type: 'tool/result', callId: 'ctl\x1b[2J', isError: false, content: [], time: t },
-    ].map((e) => JSON.stringify(e)).join('\n') + '\n')
+    await writeFile(
+      hostile,
+      [
+        { type: 'tool/call', callId: 'ctl\x1b[2J', name: 'fs_read\u202e', arguments: { path: 'README.md' }, time: t },
+        { type: 'tool/result', callId: 'ctl\x1b[2J', isError: false, content: [], time: t },
+      ]
+        .map((e) => JSON.stringify(e))
+        .join('\n') + '\n',
+    )
     const { code, stdout } = await dshkit(['replay', hostile, '--config', join(session.dir, 'cordis.yml'), '--root', session.root])
     expect(code).toBe(3)
     expect(stdout).toContain('✗ fs_read\\u202e [ctl\\x1b[2J] allowed → refused by the registry (UNKNOWN_TOOL)')
@@ -138,12 +161,15 @@ describe('dshkit replay', () => {
 describe('dshkit explain', () => {
   it('per call the decision and each plugin turn; nothing runs', { timeout: 40_000 }, async () => {
     const calls = join(session.dir, 'explain.jsonl')
-    await writeFile(calls, [
-      JSON.stringify({ callId: 'w', name: 'fs_write', arguments: { path: 'created-by-explain.md', content: 'x' } }),
-      'not json',
-      JSON.stringify({ callId: 'm', name: 'fs_write', arguments: { path: 'package.json', content: '{}' } }),
-      JSON.stringify({ callId: 'u', name: 'no_such_tool', arguments: {} }),
-    ].join('\n') + '\n')
+    await writeFile(
+      calls,
+      [
+        JSON.stringify({ callId: 'w', name: 'fs_write', arguments: { path: 'created-by-explain.md', content: 'x' } }),
+        'not json',
+        JSON.stringify({ callId: 'm', name: 'fs_write', arguments: { path: 'package.json', content: '{}' } }),
+        JSON.stringify({ callId: 'u', name: 'no_such_tool', arguments: {} }),
+      ].join('\n') + '\n',
+    )
     const { code, stdout, stderr } = await dshkit(['explain', calls, '--config', join(session.dir, 'cordis.yml'), '--root', session.root])
     expect(code).toBe(1) // line 2 is bad; the others are still explained
     expect(stderr).toContain(`${calls}:2: not JSON`)
@@ -154,7 +180,15 @@ describe('dshkit explain', () => {
     expect(stdout).toContain(`✗ ${calls}:4 no_such_tool [u] UNKNOWN_TOOL by tools (registry)`)
     await expect(stat(join(session.root, 'created-by-explain.md'))).rejects.toThrow(/ENOENT/)
     const json = await dshkit(['explain', calls, '--config', join(session.dir, 'cordis.yml'), '--root', session.root, '--json'])
-    const objects = json.stdout.trim().split('\n').map((line) => JSON.parse(line))
-    expect(objects.map((o) => [o.type, o.line, o.decision?.kind])).toEqual([['error', 2, undefined], ['explain', 1, 'allow'], ['explain', 3, 'deny'], ['explain', 4, 'deny']])
+    const objects = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    expect(objects.map((o) => [o.type, o.line, o.decision?.kind])).toEqual([
+      ['error', 2, undefined],
+      ['explain', 1, 'allow'],
+      ['explain', 3, 'deny'],
+      ['explain', 4, 'deny'],
+    ])
   })
 })

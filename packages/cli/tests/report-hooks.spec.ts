@@ -2,7 +2,10 @@ import { describe, expect, test } from 'vitest'
 import { human } from '../src/report.js'
 
 const outcome = (meta: Record<string, any>) => ({
-  line: 3, callId: 'c1', name: 'shell', durationMs: 5,
+  line: 3,
+  callId: 'c1',
+  name: 'shell',
+  durationMs: 5,
   result: { isError: false as const, value: null, content: [{ type: 'text' as const, text: 'done' }], meta },
 })
 
@@ -17,13 +20,16 @@ describe('dshkit run human output: what hooks said', () => {
   })
 
   test('rewritten arguments are named; control characters in a message are made visible', () => {
-    const text = human(outcome({
-      argumentsRewrittenBy: ['hooks-claude-code: ./rewrite.sh'],
-      hooks: { systemMessages: [{ hook: 'x', event: 'PreToolUse', message: 'bad\u001b[2Jnews' }, 'not an entry'] },
-    }), 'calls.jsonl')
+    const text = human(
+      outcome({
+        argumentsRewrittenBy: ['hooks-claude-code: ./rewrite.sh'],
+        hooks: { systemMessages: [{ hook: 'x', event: 'PreToolUse', message: 'bad\u001b[2Jnews' }, 'not an entry'] },
+      }),
+      'calls.jsonl',
+    )
     const lines = text.split('\n')
     expect(lines[2]).toBe('  ↻ arguments rewritten by hooks-claude-code: ./rewrite.sh')
-    expect(lines[3]).toMatch(/^  ⚑ PreToolUse hook `x`: bad.*news$/)
+    expect(lines[3]).toMatch(/^ {2}⚑ PreToolUse hook `x`: bad.*news$/)
     expect(lines[3]).not.toContain('\u001b')
     expect(lines).toHaveLength(4)
   })

@@ -10,7 +10,11 @@ import { dshkit } from './run-cli.js'
 
 afterEach(cleanup)
 
-const exists = (path: string) => stat(path).then(() => true, () => false)
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  )
 
 /** A workspace with a user file and a .git, and a session where the agent wrote, edited and created files. */
 async function session() {
@@ -71,7 +75,7 @@ it('a file edited by someone since is skipped unless --force', { timeout: 90_000
   const { root, log } = await session()
   await writeFile(join(root, 'notes.md'), 'the user typed here\n')
   const plan = await dshkit(['rewind', log, '--to', 'c2', '--apply'], { cwd: root })
-  expect(plan.stdout).toMatch(/skipped  \S+notes\.md: it changed since the agent's last recorded change/)
+  expect(plan.stdout).toMatch(/skipped {2}\S+notes\.md: it changed since the agent's last recorded change/)
   expect(await readFile(join(root, 'notes.md'), 'utf8')).toBe('the user typed here\n')
   const forced = await dshkit(['rewind', log, '--to', 'c2', '--apply', '--force'], { cwd: root })
   expect(forced.code, forced.stderr + forced.stdout).toBe(0)
@@ -81,7 +85,7 @@ it('a file edited by someone since is skipped unless --force', { timeout: 90_000
 it('--root limits the rewind to files under it', { timeout: 90_000 }, async () => {
   const { root, log } = await session()
   const { stdout } = await dshkit(['rewind', log, '--to', 'c1', '--root', join(root, 'src'), '--apply'])
-  expect(stdout).toMatch(/skipped  \S+notes\.md: it is outside /)
+  expect(stdout).toMatch(/skipped {2}\S+notes\.md: it is outside /)
   expect(await exists(join(root, 'src/new.ts'))).toBe(false)
   expect(await readFile(join(root, 'notes.md'), 'utf8')).toBe('agent v2\n')
 })
@@ -93,7 +97,9 @@ it('mistakes get one line: unknown call id, no --to, missing log', { timeout: 90
   expect(unknown.stderr).toBe('dshkit: no call with id "nope" in this session log; list the call ids with `dshkit log <log>` (or ctx.checkpoints.list())\n')
   const noTo = await dshkit(['rewind', log])
   expect(noTo.code).toBe(2)
-  expect(noTo.stderr.split('\n')[0]).toBe('dshkit: rewind needs --to CALL_ID: the call whose before-state to restore (list the ids with `dshkit log SESSION.jsonl`)')
+  expect(noTo.stderr.split('\n')[0]).toBe(
+    'dshkit: rewind needs --to CALL_ID: the call whose before-state to restore (list the ids with `dshkit log SESSION.jsonl`)',
+  )
   const missing = await dshkit(['rewind', log + '.nope', '--to', 'c1'])
   expect(missing.stderr).toBe(`dshkit: ${log}.nope: cannot read session log: no such file\n`)
 })
@@ -115,7 +121,9 @@ it('while a session holds the log, the plan still prints but --apply is refused 
   }
 })
 
-it('a forged log naming files outside the workspace (/etc-like paths) never writes there: rewind stays under the current folder unless --root says otherwise', { timeout: 90_000 }, async () => {
+it('a forged log naming files outside the workspace (/etc-like paths) never writes there: rewind stays under the current folder unless --root says otherwise', {
+  timeout: 90_000,
+}, async () => {
   const { root, log } = await session()
   const outside = await tempDir('dshkit-cli-rewind-outside-')
   const victim = join(outside, 'passwd')
@@ -128,12 +136,17 @@ it('a forged log naming files outside the workspace (/etc-like paths) never writ
   await mkdir(join(`${log}.checkpoints`, 'objects', sha(evil).slice(0, 2)), { recursive: true })
   await writeFile(join(`${log}.checkpoints`, 'objects', sha(evil).slice(0, 2), sha(evil).slice(2)), evil)
   const time = new Date().toISOString()
-  await appendFile(log, [
-    { type: 'tool/call', callId: 'x1', name: 'fs_write', arguments: {}, time },
-    { type: 'fs/write-intent', callId: 'x1', path: victim, before: 'absent', after: sha('root:x:0:0\n'), time },
-    { type: 'fs/write-intent', callId: 'x1', path: bashrc, before: sha(evil), after: sha('export PATH\n'), time },
-    { type: 'fs/write-intent', callId: 'x1', path: join(root, 'made.txt'), before: 'absent', after: sha('made\n'), time },
-  ].map((event) => JSON.stringify(event) + '\n').join(''))
+  await appendFile(
+    log,
+    [
+      { type: 'tool/call', callId: 'x1', name: 'fs_write', arguments: {}, time },
+      { type: 'fs/write-intent', callId: 'x1', path: victim, before: 'absent', after: sha('root:x:0:0\n'), time },
+      { type: 'fs/write-intent', callId: 'x1', path: bashrc, before: sha(evil), after: sha('export PATH\n'), time },
+      { type: 'fs/write-intent', callId: 'x1', path: join(root, 'made.txt'), before: 'absent', after: sha('made\n'), time },
+    ]
+      .map((event) => JSON.stringify(event) + '\n')
+      .join(''),
+  )
   await writeFile(join(root, 'made.txt'), 'made\n')
   const applied = await dshkit(['rewind', log, '--to', 'x1', '--apply', '--force'], { cwd: root })
   expect(applied.code, applied.stderr).toBe(0)

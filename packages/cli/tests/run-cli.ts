@@ -3,7 +3,11 @@ import { fileURLToPath } from 'node:url'
 
 export const bin = fileURLToPath(new URL('../lib/bin.js', import.meta.url))
 
-export interface CliRun { code: number | null; stdout: string; stderr: string }
+export interface CliRun {
+  code: number | null
+  stdout: string
+  stderr: string
+}
 
 /**
  * Runs the real built `dshkit` as a child process, killed after 15 s so a hang fails the test instead
@@ -17,8 +21,12 @@ export function dshkit(args: string[], options: { cwd?: string; shell?: string }
       : spawn(process.execPath, [bin, ...args], spawnOptions)
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', (chunk) => { stdout += chunk })
-    child.stderr.on('data', (chunk) => { stderr += chunk })
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
     child.on('close', (code) => resolve({ code, stdout, stderr }))
   })
 }

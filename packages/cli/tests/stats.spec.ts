@@ -10,9 +10,23 @@ afterEach(cleanup)
 
 const at = (ms: number) => new Date(Date.UTC(2026, 11, 1, 9, 0, 0) + ms).toISOString()
 const call = (callId: string, name: string, ms: number) => ({ type: 'tool/call', callId, name, arguments: {}, time: at(ms) })
-const ok = (callId: string, ms: number, meta?: object) => ({ type: 'tool/result', callId, isError: false, content: [], ...meta ? { meta } : {}, time: at(ms) })
-const fail = (callId: string, ms: number, code: string, source?: string, meta?: object) =>
-  ({ type: 'tool/result', callId, isError: true, content: [], error: { code, message: 'x', ...source ? { source } : {} }, ...meta ? { meta } : {}, time: at(ms) })
+const ok = (callId: string, ms: number, meta?: object) => ({
+  type: 'tool/result',
+  callId,
+  isError: false,
+  content: [],
+  ...(meta ? { meta } : {}),
+  time: at(ms),
+})
+const fail = (callId: string, ms: number, code: string, source?: string, meta?: object) => ({
+  type: 'tool/result',
+  callId,
+  isError: true,
+  content: [],
+  error: { code, message: 'x', ...(source ? { source } : {}) },
+  ...(meta ? { meta } : {}),
+  time: at(ms),
+})
 
 async function logFile(events: object[], extra = '') {
   const dir = await tempDir('dshkit-stats-')
@@ -33,13 +47,28 @@ describe('computeStats', () => {
     events.push(call('p1', 'shell', 0)) // interrupted: no result
     const { tools, deciders } = computeStats(events as any[])
     expect(tools.find((t) => t.tool === 'fs_read')).toEqual({
-      tool: 'fs_read', calls: 10, allowed: 10, denied: 0, asked: 0, errors: 0, timeouts: 0, spilled: 1, interrupted: 0, p50Ms: 50, p90Ms: 90, p99Ms: 100,
+      tool: 'fs_read',
+      calls: 10,
+      allowed: 10,
+      denied: 0,
+      asked: 0,
+      errors: 0,
+      timeouts: 0,
+      spilled: 1,
+      interrupted: 0,
+      p50Ms: 50,
+      p90Ms: 90,
+      p99Ms: 100,
     })
     expect(tools.find((t) => t.tool === 'shell')).toMatchObject({ calls: 3, allowed: 2, errors: 2, timeouts: 1, interrupted: 1, p50Ms: 40, p99Ms: 300 })
     expect(tools.find((t) => t.tool === 'fs_write')).toMatchObject({ calls: 1, allowed: 0, denied: 1, errors: 0 })
     expect(tools.find((t) => t.tool === 'nope')).toMatchObject({ calls: 1, allowed: 0, denied: 0, errors: 1 })
     // A tool's own error is not a plugin's decision.
-    expect(deciders.map((d) => [d.plugin, d.deny, d.other])).toEqual([['fs-sandbox', 1, 0], ['registry', 0, 1], ['timeout-policy', 0, 1]])
+    expect(deciders.map((d) => [d.plugin, d.deny, d.other])).toEqual([
+      ['fs-sandbox', 1, 0],
+      ['registry', 0, 1],
+      ['timeout-policy', 0, 1],
+    ])
   })
 
   it('with meta.trace, every deciding plugin and its rule is counted; passes are not decisions', () => {
@@ -49,10 +78,14 @@ describe('computeStats', () => {
       { phase: 'body', plugin: 'tool-fs', decision: 'ok', ms: 1 },
     ]
     const events = [
-      call('a', 'fs_read', 0), ok('a', 1, { trace: trace('allow', 1) }),
-      call('b', 'fs_read', 0), ok('b', 1, { trace: trace('allow', 1) }),
-      call('c', 'fs_write', 0), fail('c', 1, 'DENIED', 'permission-policy', { decidedBy: 'guard', trace: trace('deny', 2) }),
-      call('d', 'fs_write', 0), ok('d', 1, { trace: [...trace('ask', 3), { phase: 'approval', plugin: 'approval', decision: 'allow', ms: 3 }] }),
+      call('a', 'fs_read', 0),
+      ok('a', 1, { trace: trace('allow', 1) }),
+      call('b', 'fs_read', 0),
+      ok('b', 1, { trace: trace('allow', 1) }),
+      call('c', 'fs_write', 0),
+      fail('c', 1, 'DENIED', 'permission-policy', { decidedBy: 'guard', trace: trace('deny', 2) }),
+      call('d', 'fs_write', 0),
+      ok('d', 1, { trace: [...trace('ask', 3), { phase: 'approval', plugin: 'approval', decision: 'allow', ms: 3 }] }),
     ]
     const { tools, deciders, traced } = computeStats(events as any[])
     expect(traced).toBe(true)
@@ -67,7 +100,8 @@ describe('computeStats', () => {
 
   it('malformed trace entries and results without a call are skipped, not fatal', () => {
     const events = [
-      call('a', 'fs_read', 0), ok('a', 1, { trace: ['junk', null, { plugin: 5 }, { phase: 'pre-execute', plugin: 'x', decision: 'deny', detail: [1] }] }),
+      call('a', 'fs_read', 0),
+      ok('a', 1, { trace: ['junk', null, { plugin: 5 }, { phase: 'pre-execute', plugin: 'x', decision: 'deny', detail: [1] }] }),
       ok('orphan', 1),
     ]
     const { tools, deciders } = computeStats(events as any[])
@@ -78,9 +112,11 @@ describe('computeStats', () => {
   it('a reused callId is a new call: each result goes with the call before it, and one left open was cut off (attack)', () => {
     // Some models send `call_0` every turn.
     const events = [
-      call('call_0', 'fs_read', 0), ok('call_0', 10),
+      call('call_0', 'fs_read', 0),
+      ok('call_0', 10),
       call('call_0', 'shell', 1000),
-      call('call_0', 'fs_write', 2000), fail('call_0', 2005, 'DENIED', 'fs-sandbox'),
+      call('call_0', 'fs_write', 2000),
+      fail('call_0', 2005, 'DENIED', 'fs-sandbox'),
     ]
     const { tools } = computeStats(events as any[])
     expect(tools.map((t) => [t.tool, t.calls, t.allowed, t.denied, t.interrupted, t.p50Ms])).toEqual([
@@ -101,8 +137,10 @@ describe('computeStats', () => {
 describe('dshkit stats', () => {
   it('prints the per-tool table and who decided; --json is one object', async () => {
     const file = await logFile([
-      call('a', 'fs_read', 0), ok('a', 12),
-      call('b', 'fs_read', 0), fail('b', 3, 'DENIED', 'fs-sandbox', { decidedBy: 'listener' }),
+      call('a', 'fs_read', 0),
+      ok('a', 12),
+      call('b', 'fs_read', 0),
+      fail('b', 3, 'DENIED', 'fs-sandbox', { decidedBy: 'listener' }),
       { type: 'approval/requested', requestId: 'q', callId: 'c', tool: 'fs_write', argumentsHash: 'h', summary: 's', source: 'permission-policy', time: at(0) },
       call('c', 'fs_write', 0),
       { type: 'approval/answered', requestId: 'q', callId: 'c', decision: 'deny', by: 'responder', time: at(5) },

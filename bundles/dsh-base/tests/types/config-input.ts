@@ -1,7 +1,7 @@
 // Type-level tests, checked by `tsc -p tsconfig.test.json` (tests/typecheck.spec.ts runs it).
-import { Context } from 'cordis'
+import type { Context } from 'cordis'
 import { z } from 'zod'
-import { strictConfig } from '@dshkit/tools'
+import { strictConfig } from '@dshkit/common'
 import SpillLocal from '@dshkit/spill-local'
 import DshBase, { type DshBaseConfigInput } from '../../src/index.js'
 

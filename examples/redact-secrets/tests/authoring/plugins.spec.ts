@@ -12,13 +12,23 @@ afterEach(cleanup)
 // Stand-ins for real tools: they record what ran instead of touching anything.
 const ran: string[] = []
 const bash = defineTool({
-  name: 'bash', description: 'Runs a command.', parameters: z.object({ command: z.string() }),
-  execute: ({ command }) => { ran.push(command); return 'ok' },
+  name: 'bash',
+  description: 'Runs a command.',
+  parameters: z.object({ command: z.string() }),
+  execute: ({ command }) => {
+    ran.push(command)
+    return 'ok'
+  },
 })
 const fsWrite = defineTool({
-  name: 'fs_write', description: 'Writes a file.', parameters: z.object({ path: z.string(), content: z.string() }),
+  name: 'fs_write',
+  description: 'Writes a file.',
+  parameters: z.object({ path: z.string(), content: z.string() }),
   fsAccess: ({ path }) => [{ path, access: 'write' }],
-  execute: ({ path }) => { ran.push(path); return `wrote ${path}` },
+  execute: ({ path }) => {
+    ran.push(path)
+    return `wrote ${path}`
+  },
 })
 
 async function setup(...plugins: any[]) {
@@ -34,7 +44,9 @@ test('guard: rm -rf in any spelling is denied before it runs, and names the plug
   const { run, fibers } = await setup(NoRmRf)
   for (const command of ['rm -rf /', 'ls && rm -r -f build', 'rm --force --recursive x', 'rm -Rf ~']) {
     expect(await run('bash', { command })).toMatchObject({
-      isError: true, error: { code: 'DENIED', source: 'no-rm-rf' }, meta: { decidedBy: 'guard' },
+      isError: true,
+      error: { code: 'DENIED', source: 'no-rm-rf' },
+      meta: { decidedBy: 'guard' },
     })
   }
   expect(await run('bash', { command: 'rm -r build; rm -f a.txt' })).toMatchObject({ isError: false })

@@ -10,7 +10,7 @@ export class JsonFileSessionStore implements SessionStore {
   constructor(private readonly path: string) {}
 
   async load() {
-    const text = await readFile(this.path, 'utf8').catch((error) => error.code === 'ENOENT' ? '[]' : Promise.reject(error))
+    const text = await readFile(this.path, 'utf8').catch((error) => (error.code === 'ENOENT' ? '[]' : Promise.reject(error)))
     this.events = JSON.parse(text)
     return this.events.slice()
   }

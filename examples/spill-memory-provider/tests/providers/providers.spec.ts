@@ -8,7 +8,7 @@ import { boot, cleanup, eventually, tempDir } from '@dshkit/testing'
 import UserApproval from '@dshkit/user-approval'
 import type {} from '@dshkit/session'
 import ApproveListed from './approve-listed.js'
-import QueueApprovalPlugin, { QueueApproval } from './queue-approval.js'
+import QueueApprovalPlugin, { type QueueApproval } from './queue-approval.js'
 import JsonFileSession from './json-file-session.js'
 
 afterEach(cleanup)
@@ -16,7 +16,12 @@ afterEach(cleanup)
 /** Tools whose every call asks for approval, as a permission rule with decision: ask would. */
 async function askingTools() {
   const tools = ['deploy', 'lint'].map((name) => defineTool({ name, description: name, parameters: z.object({}), execute: () => `${name} done` }))
-  const asks = { name: 'asks', apply: (ctx: Context) => { ctx.on('tools/pre-execute', async () => ({ kind: 'ask', reason: 'every call is reviewed' })) } }
+  const asks = {
+    name: 'asks',
+    apply: (ctx: Context) => {
+      ctx.on('tools/pre-execute', async () => ({ kind: 'ask', reason: 'every call is reviewed' }))
+    },
+  }
   const { ctx, call } = await boot({ tools, plugins: [asks] })
   const run = (name: string, signal?: AbortSignal) => call(name, {}, { signal })
   return { ctx, run }

@@ -1,7 +1,11 @@
 import { Service, type Context } from 'cordis'
 import type { ApprovalAnswer, ApprovalRequest, ApprovalService } from '@dshkit/tools'
 
-interface Ask { id: number; request: ApprovalRequest; answer(answer: ApprovalAnswer): void }
+interface Ask {
+  id: number
+  request: ApprovalRequest
+  answer(answer: ApprovalAnswer): void
+}
 
 /** Provides `ctx.approval` itself: asks wait in a queue until a UI answers them by id. */
 export class QueueApproval extends Service implements ApprovalService {
@@ -18,11 +22,15 @@ export class QueueApproval extends Service implements ApprovalService {
     return new Promise((resolve) => {
       const id = this.nextId++
       const onAbort = () => ask.answer({ kind: 'deny', reason: 'the call was cancelled' })
-      const ask: Ask = { id, request, answer: (answer) => {
-        this.asks.delete(id)
-        request.exec.signal.removeEventListener('abort', onAbort)
-        resolve(answer)
-      } }
+      const ask: Ask = {
+        id,
+        request,
+        answer: (answer) => {
+          this.asks.delete(id)
+          request.exec.signal.removeEventListener('abort', onAbort)
+          resolve(answer)
+        },
+      }
       this.asks.set(id, ask)
       request.exec.signal.addEventListener('abort', onAbort, { once: true })
     })

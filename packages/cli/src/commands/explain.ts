@@ -22,7 +22,7 @@ export async function explain(options: ExplainOptions): Promise<number> {
   }
   const { calls, errors } = await readCalls(options.file)
   const { ctx, problems } = await bootRuntime({ ...options, log: undefined, memoryOnly: true })
-  let bad = problems.length + errors.length
+  const bad = problems.length + errors.length
   let partly = 0
   try {
     for (const problem of problems) inputError(undefined, problem)
@@ -34,12 +34,16 @@ export async function explain(options: ExplainOptions): Promise<number> {
       if (options.json) out(JSON.stringify({ type: 'explain', line: call.line, ...judgement }))
       else out(human(judgement, `${options.file}:${call.line}`))
       // A {"$from"} reference is only resolved by running the call it names: judged as written, and said so.
-      if (hasReference(call.arguments)) note(call.line, 'its arguments refer to an earlier result, which explain does not run; judged with the reference as written')
+      if (hasReference(call.arguments))
+        note(call.line, 'its arguments refer to an earlier result, which explain does not run; judged with the reference as written')
     }
   } finally {
     await shutdown(ctx)
   }
-  if (!options.json) process.stderr.write(`dshkit: ${calls.length} call(s) explained, nothing ran${partly ? `, ${partly} not fully judged (see !)` : ''}${bad ? `, ${bad} input problem(s)` : ''}\n`)
+  if (!options.json)
+    process.stderr.write(
+      `dshkit: ${calls.length} call(s) explained, nothing ran${partly ? `, ${partly} not fully judged (see !)` : ''}${bad ? `, ${bad} input problem(s)` : ''}\n`,
+    )
   return bad ? 1 : 0
 }
 
@@ -48,8 +52,11 @@ const MARK = { allow: '✓', ask: '?', deny: '✗' } as const
 export function human(judgement: Judgement, where: string): string {
   // A listener that could not judge (a hook not run) may decide otherwise in a real run: the head line says so.
   const partly = judgement.notJudged?.length ? ` (not fully judged: ${judgement.notJudged.map((n) => n.plugin).join(', ')} did not run, see !)` : ''
-  const lines = [`${MARK[judgement.decision.kind]} ${visible(`${where} ${clip(judgement.name, 128)} [${clip(judgement.callId, 128)}] ${describeDecision(judgement.decision)}${partly}`)}`]
-  if (judgement.argumentsRewrittenBy?.length) lines.push(`  ↻ ${visible(`arguments rewritten by ${judgement.argumentsRewrittenBy.join(', ')}: ${clip(JSON.stringify(judgement.arguments) ?? 'null')}`)}`)
+  const lines = [
+    `${MARK[judgement.decision.kind]} ${visible(`${where} ${clip(judgement.name, 128)} [${clip(judgement.callId, 128)}] ${describeDecision(judgement.decision)}${partly}`)}`,
+  ]
+  if (judgement.argumentsRewrittenBy?.length)
+    lines.push(`  ↻ ${visible(`arguments rewritten by ${judgement.argumentsRewrittenBy.join(', ')}: ${clip(JSON.stringify(judgement.arguments) ?? 'null')}`)}`)
   for (const entry of judgement.trace) {
     const rule = ruleOf(entry.detail)
     const why = entry.reason ? ` — ${clip(entry.reason)}` : ''

@@ -37,7 +37,10 @@ export async function revokeGrant(id: string, options: GrantsOptions): Promise<n
   const grant = grants.find((g) => g.id === id)
   // Rule context is unused by revoke: it never judges a call.
   const store = new GrantStore(file, { pathsOf: () => () => undefined, targets: () => undefined })
-  if (!grant || !(await store.revoke(id))) throw new Error(`no grant ${id} in ${file}; list them with \`dshkit grants${options.file ? ` --file ${options.file}` : options.root ? ` --root ${options.root}` : ''}\``)
+  if (!grant || !(await store.revoke(id)))
+    throw new Error(
+      `no grant ${id} in ${file}; list them with \`dshkit grants${options.file ? ` --file ${options.file}` : options.root ? ` --root ${options.root}` : ''}\``,
+    )
   if (options.json) process.stdout.write(`${JSON.stringify({ file, revoked: grant })}\n`)
   else process.stdout.write(`${visible(`revoked ${grant.id} (${grant.kind}: ${grant.summary}) from ${file}`)}\n`)
   return 0

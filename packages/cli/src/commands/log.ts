@@ -10,14 +10,15 @@ export async function log(options: { file: string; json: boolean }): Promise<num
     const read = await readPostgresLog(options.file, options.json)
     if (!read) return 0 // no #<sessionId>: it listed the sessions
     parsed = read
-  } else try {
-    // Only a regular file within the store's size limit is read: never a device, FIFO or directory.
-    parsed = await readSessionLog(options.file, { missing: 'error' })
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'SESSION_LOG_NOT_A_FILE' || code === 'SESSION_LOG_TOO_LARGE' || code === 'SESSION_LOG_CORRUPT') throw error
-    throw new Error(`${options.file}: cannot read session log: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`)
-  }
+  } else
+    try {
+      // Only a regular file within the store's size limit is read: never a device, FIFO or directory.
+      parsed = await readSessionLog(options.file, { missing: 'error' })
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'SESSION_LOG_NOT_A_FILE' || code === 'SESSION_LOG_TOO_LARGE' || code === 'SESSION_LOG_CORRUPT') throw error
+      throw new Error(`${options.file}: cannot read session log: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`)
+    }
   const out = (text: string) => process.stdout.write(text + '\n')
   const say = (text: string) => out(visible(text)) // names, callIds and content come from whoever wrote the log
   const pending = pendingCallsOf(parsed.events)
@@ -32,7 +33,8 @@ export async function log(options: { file: string; json: boolean }): Promise<num
   out('')
   out(`${parsed.events.length} events, ${calls.size} calls, ${pending.length} interrupted`)
   for (const call of pending) say(`  interrupted: ${call.name} [${call.callId}] started ${call.time}, no result recorded`)
-  for (const ask of unansweredAsks(parsed.events)) say(`  never answered: approval for ${ask.tool} [${ask.callId}] asked ${ask.time} (stale: the process ended first; it can no longer be answered)`)
+  for (const ask of unansweredAsks(parsed.events))
+    say(`  never answered: approval for ${ask.tool} [${ask.callId}] asked ${ask.time} (stale: the process ended first; it can no longer be answered)`)
   return 0
 }
 
@@ -45,7 +47,11 @@ function describe(event: SessionEvent, calls: Map<string, ToolCallEvent>, out: (
     case 'tool/result': {
       const name = calls.get(event.callId)?.name ?? '?'
       const outcome = event.isError ? `${event.error?.code ?? 'error'}${event.error?.source ? ` by ${event.error.source}` : ''}` : 'ok'
-      const text = event.content.map((b) => b.type === 'text' ? b.text : '[image]').join('\n').split('\n')[0] ?? ''
+      const text =
+        event.content
+          .map((b) => (b.type === 'text' ? b.text : '[image]'))
+          .join('\n')
+          .split('\n')[0] ?? ''
       out(`${event.isError ? '✗' : '✓'} ${event.time} ${name} [${event.callId}] ${outcome}: ${truncate(text, 120)}`)
       break
     }
@@ -54,7 +60,9 @@ function describe(event: SessionEvent, calls: Map<string, ToolCallEvent>, out: (
       break
     case 'fs/write-intent':
     case 'fs/edit-intent':
-      out(`✎ ${event.time} ${event.type === 'fs/write-intent' ? 'write' : 'edit'} [${event.callId}] ${event.path} (${short(event.before)} → ${short(event.after)})`)
+      out(
+        `✎ ${event.time} ${event.type === 'fs/write-intent' ? 'write' : 'edit'} [${event.callId}] ${event.path} (${short(event.before)} → ${short(event.after)})`,
+      )
       break
     case 'fs/observed':
       out(`◦ ${event.time} read [${event.callId}] ${event.path}${event.hash ? ` (${short(event.hash)})` : ' (part)'}`)
@@ -64,17 +72,29 @@ function describe(event: SessionEvent, calls: Map<string, ToolCallEvent>, out: (
       for (const change of event.changes) out(`    ${change.path} (${short(change.before)} → ${short(change.after)})`)
       break
     case 'approval/requested':
-      out(`? ${event.time} approval asked [${event.callId}] ${truncate(event.summary, 160)}${event.source ? ` by ${event.source}` : ''}${event.reason ? `: ${truncate(event.reason, 120)}` : ''}`)
+      out(
+        `? ${event.time} approval asked [${event.callId}] ${truncate(event.summary, 160)}${event.source ? ` by ${event.source}` : ''}${event.reason ? `: ${truncate(event.reason, 120)}` : ''}`,
+      )
       break
     case 'approval/answered':
-      out(`${event.decision === 'allow' ? '✔' : '✘'} ${event.time} approval ${event.decision === 'allow' ? 'allowed' : 'denied'} [${event.callId}] by ${event.by}${event.grantId ? ` (grant ${event.grantId})` : ''}${event.reason ? `: ${truncate(event.reason, 120)}` : ''}`)
+      out(
+        `${event.decision === 'allow' ? '✔' : '✘'} ${event.time} approval ${event.decision === 'allow' ? 'allowed' : 'denied'} [${event.callId}] by ${event.by}${event.grantId ? ` (grant ${event.grantId})` : ''}${event.reason ? `: ${truncate(event.reason, 120)}` : ''}`,
+      )
       break
     case 'job/started':
-      out(`▶ ${event.time} job ${event.jobId} started by ${event.origin} for ${event.owner}${event.pid ? ` (pid ${event.pid})` : ''}: ${truncate(event.command, 120)}`)
+      out(
+        `▶ ${event.time} job ${event.jobId} started by ${event.origin} for ${event.owner}${event.pid ? ` (pid ${event.pid})` : ''}: ${truncate(event.command, 120)}`,
+      )
       break
     case 'job/settled': {
-      const how = event.status === 'exited' ? `exited ${event.exitCode}` : event.status === 'killed' ? `killed ${event.signal ?? ''}`.trim()
-        : event.status === 'failed' ? `failed: ${event.error ?? ''}` : 'lost'
+      const how =
+        event.status === 'exited'
+          ? `exited ${event.exitCode}`
+          : event.status === 'killed'
+            ? `killed ${event.signal ?? ''}`.trim()
+            : event.status === 'failed'
+              ? `failed: ${event.error ?? ''}`
+              : 'lost'
       const why = event.reason ?? (event.status === 'lost' ? 'the process that ran it stopped first' : undefined)
       out(`■ ${event.time} job ${event.jobId} ${how}${why ? ` (${truncate(why, 160)})` : ''}`)
       break
@@ -83,7 +103,7 @@ function describe(event: SessionEvent, calls: Map<string, ToolCallEvent>, out: (
 }
 
 /** A content hash as `dshkit rewind` prints it; `absent` and `unknown` as they are. */
-const short = (hash: string) => hash.length === 64 ? hash.slice(0, 12) : hash
+const short = (hash: string) => (hash.length === 64 ? hash.slice(0, 12) : hash)
 
 /** `approval/requested` events with no `approval/answered` for their requestId. */
 function unansweredAsks(events: readonly SessionEvent[]) {

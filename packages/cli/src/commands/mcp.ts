@@ -29,7 +29,9 @@ async function serve(options: McpServeOptions, protocol: Writable | undefined): 
   try {
     const approval = ctx.get('approval') as { responder?: string } | undefined
     if (stdio && approval?.responder === 'tty') {
-      say('the approval responder is the terminal (tty), but in stdio mode stdin and stdout carry MCP; start dshkit mcp serve from an MCP client (stdin not a terminal), set user-approval responder: headless, or use --http PORT')
+      say(
+        'the approval responder is the terminal (tty), but in stdio mode stdin and stdout carry MCP; start dshkit mcp serve from an MCP client (stdin not a terminal), set user-approval responder: headless, or use --http PORT',
+      )
       return 1
     }
     if (!ctx.get('mcpServer')) await ctx.plugin(McpServer, {})

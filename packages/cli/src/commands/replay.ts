@@ -41,12 +41,16 @@ export async function replay(options: ReplayOptions): Promise<number> {
   }
   const summary = summarize(replayed)
   const under = options.config ?? 'the embedded default'
-  if (options.json) out(JSON.stringify({ type: 'summary', config: under, ...summary, ...read.torn ? { tornLine: read.torn.line } : {} }))
+  if (options.json) out(JSON.stringify({ type: 'summary', config: under, ...summary, ...(read.torn ? { tornLine: read.torn.line } : {}) }))
   else {
     if (read.torn) out(`! line ${read.torn.line} of the log is a torn last write — ignored`)
-    out(visible(`${summary.calls} recorded call(s) re-judged under ${under}, nothing ran: ${summary.unchanged} unchanged, `
-      + `${summary.nowDenied} that ran would now be denied, ${summary.nowAllowed} now allowed, ${summary.nowAsked} now asked, ${summary.otherChanges} other change(s)`
-      + `${summary.notFullyJudged ? `; ${summary.notFullyJudged} not fully judged (a plugin could not judge without running something, see !): a real run may decide otherwise` : ''}`))
+    out(
+      visible(
+        `${summary.calls} recorded call(s) re-judged under ${under}, nothing ran: ${summary.unchanged} unchanged, ` +
+          `${summary.nowDenied} that ran would now be denied, ${summary.nowAllowed} now allowed, ${summary.nowAsked} now asked, ${summary.otherChanges} other change(s)` +
+          `${summary.notFullyJudged ? `; ${summary.notFullyJudged} not fully judged (a plugin could not judge without running something, see !): a real run may decide otherwise` : ''}`,
+      ),
+    )
   }
   return summary.nowDenied ? NOW_DENIED_EXIT : 0
 }
@@ -54,8 +58,12 @@ export async function replay(options: ReplayOptions): Promise<number> {
 const MARK = { allow: '+', ask: '?', deny: '✗', refused: '✗' } as const
 
 function human(call: ReplayedCall): string {
-  const head = call.changed ? `${describeVerdict(call.before, true)} → ${describeVerdict(call.after, false)}` : `${describeVerdict(call.after, false)}, as recorded`
-  const lines = [`${call.changed ? MARK[call.after.kind] : '='} ${visible(`${clip(call.name, 128)} [${clip(call.callId, 128)}] ${head}`)}${call.breaking ? '  (it ran)' : ''}`]
+  const head = call.changed
+    ? `${describeVerdict(call.before, true)} → ${describeVerdict(call.after, false)}`
+    : `${describeVerdict(call.after, false)}, as recorded`
+  const lines = [
+    `${call.changed ? MARK[call.after.kind] : '='} ${visible(`${clip(call.name, 128)} [${clip(call.callId, 128)}] ${head}`)}${call.breaking ? '  (it ran)' : ''}`,
+  ]
   lines.push(`    ${visible(truncate(JSON.stringify(call.arguments) ?? 'null', 160))}`)
   for (const note of call.notJudged ?? []) lines.push(`  ! ${visible(`${note.plugin} could not judge in a dry run: ${clip(note.why)}`)}`)
   return lines.join('\n')
@@ -67,7 +75,16 @@ function summarize(calls: ReplayedCall[]) {
   const nowAllowed = changed.filter((c) => c.after.kind === 'allow').length
   const nowAsked = changed.filter((c) => c.after.kind === 'ask').length
   const notFullyJudged = calls.filter((c) => c.notJudged).length
-  return { calls: calls.length, unchanged: calls.length - changed.length, changed: changed.length, nowDenied, nowAllowed, nowAsked, otherChanges: changed.length - nowDenied - nowAllowed - nowAsked, notFullyJudged }
+  return {
+    calls: calls.length,
+    unchanged: calls.length - changed.length,
+    changed: changed.length,
+    nowDenied,
+    nowAllowed,
+    nowAsked,
+    otherChanges: changed.length - nowDenied - nowAllowed - nowAsked,
+    notFullyJudged,
+  }
 }
 
 function truncate(text: string, max: number) {

@@ -1,9 +1,7 @@
 import { realpath } from 'node:fs/promises'
 import { checkSessionEvent, type SessionEvent } from '@dshkit/session'
 import { JsonlSessionStore, readSessionLog } from '@dshkit/session-store-jsonl'
-import {
-  applyRewind, BlobStore, DEFAULT_MAX_FILE_BYTES, planRewind, readState, type RewindPlan, type RewindResult,
-} from '@dshkit/fs-checkpoint'
+import { applyRewind, BlobStore, DEFAULT_MAX_FILE_BYTES, planRewind, readState, type RewindPlan, type RewindResult } from '@dshkit/fs-checkpoint'
 import { visible } from '../terminal.js'
 
 export interface RewindOptions {
@@ -20,8 +18,7 @@ export async function rewind(options: RewindOptions): Promise<number> {
   const blobs = new BlobStore(`${options.file}.checkpoints`)
   // Only files under the workspace are touched: a log (and its checkpoint folder) can be edited by whoever can write them.
   const root = await realpath(options.root ?? process.cwd())
-  const plan = (events: readonly SessionEvent[]) =>
-    planRewind(events, options.to, { root, blobs, read: (path) => readState(path, DEFAULT_MAX_FILE_BYTES) })
+  const plan = (events: readonly SessionEvent[]) => planRewind(events, options.to, { root, blobs, read: (path) => readState(path, DEFAULT_MAX_FILE_BYTES) })
   if (!options.apply) {
     const planned = await plan(await readLog(options.file))
     if (options.json) process.stdout.write(JSON.stringify({ plan: planned }) + '\n')
@@ -39,11 +36,15 @@ export async function rewind(options: RewindOptions): Promise<number> {
   }
   try {
     const planned = await plan(events)
-    const result = await applyRewind(planned, { force: options.force }, {
-      blobs,
-      maxFileBytes: DEFAULT_MAX_FILE_BYTES,
-      record: (event) => store.append(checkSessionEvent(event)),
-    })
+    const result = await applyRewind(
+      planned,
+      { force: options.force },
+      {
+        blobs,
+        maxFileBytes: DEFAULT_MAX_FILE_BYTES,
+        record: (event) => store.append(checkSessionEvent(event)),
+      },
+    )
     if (options.json) process.stdout.write(JSON.stringify({ plan: planned, result }) + '\n')
     else printResult(result, planned, options)
     return result.failed.length ? 1 : 0
@@ -62,7 +63,7 @@ async function readLog(file: string): Promise<SessionEvent[]> {
   }
 }
 
-const short = (hash: string) => hash.length === 64 ? hash.slice(0, 12) : hash
+const short = (hash: string) => (hash.length === 64 ? hash.slice(0, 12) : hash)
 const say = (text: string) => process.stdout.write(visible(text) + '\n')
 
 function printPlan(plan: RewindPlan, options: RewindOptions) {

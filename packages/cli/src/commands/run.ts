@@ -31,7 +31,7 @@ export async function run(options: RunOptions): Promise<number> {
   let bad = errors.length + problems.length
   const timings = trackDurations(ctx)
   const controller = new AbortController()
-  const onSigint = () => controller.signal.aborted ? process.exit(130) : controller.abort(new Error('interrupted (Ctrl-C)'))
+  const onSigint = () => (controller.signal.aborted ? process.exit(130) : controller.abort(new Error('interrupted (Ctrl-C)')))
   process.on('SIGINT', onSigint)
   const progress = startProgress(calls.length)
   pauseProgressWhileAsking(ctx, progress)
@@ -51,16 +51,25 @@ export async function run(options: RunOptions): Promise<number> {
         }
         if (!ctx.tools.get(call.name)) {
           bad++
-          inputError(call.line, `unknown tool "${call.name}"; available: ${ctx.tools.list().map((d) => d.name).join(', ')}`)
+          inputError(
+            call.line,
+            `unknown tool "${call.name}"; available: ${ctx.tools
+              .list()
+              .map((d) => d.name)
+              .join(', ')}`,
+          )
           continue
         }
         ready.push({ ...call, arguments: args })
       }
       if (!ready.length) continue
-      const batch = await ctx.loop.executeToolCalls(ready.map(({ callId, name, arguments: args }) => ({ callId, name, arguments: args })), {
-        signal: controller.signal,
-        onResult: () => progress.tick(),
-      })
+      const batch = await ctx.loop.executeToolCalls(
+        ready.map(({ callId, name, arguments: args }) => ({ callId, name, arguments: args })),
+        {
+          signal: controller.signal,
+          onResult: () => progress.tick(),
+        },
+      )
       for (const [i, call] of ready.entries()) {
         const result: ToolExecutionResult = batch.results[i]
         values.set(call.callId, result)
@@ -75,7 +84,10 @@ export async function run(options: RunOptions): Promise<number> {
       }
       for (const context of batch.contexts) {
         if (options.json) out(JSON.stringify({ type: 'context', ...context }))
-        else out(`  + context from ${visible(context.source)}:\n${context.content.map((b: any) => `    ${b.type === 'text' ? visible(b.text, { multiline: true }) : '[image]'}`).join('\n')}`)
+        else
+          out(
+            `  + context from ${visible(context.source)}:\n${context.content.map((b: any) => `    ${b.type === 'text' ? visible(b.text, { multiline: true }) : '[image]'}`).join('\n')}`,
+          )
       }
     }
   } finally {
@@ -100,8 +112,10 @@ function unrecordedReason(ctx: Context, callId: string): string | undefined {
   const session = ctx.get('session') as { recorded?(callId: string): 'none' | 'call' | 'result' } | undefined
   if (typeof session?.recorded !== 'function') return
   switch (session.recorded(callId)) {
-    case 'none': return `call "${callId}" was not run: the session log could not record it first`
-    case 'call': return `call "${callId}" ran, but the session log could not record its result (the log shows it as interrupted)`
+    case 'none':
+      return `call "${callId}" was not run: the session log could not record it first`
+    case 'call':
+      return `call "${callId}" ran, but the session log could not record its result (the log shows it as interrupted)`
   }
 }
 
@@ -172,4 +186,3 @@ function startProgress(total: number) {
     stop: () => clearInterval(timer),
   }
 }
-

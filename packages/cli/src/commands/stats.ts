@@ -62,7 +62,7 @@ function pairCalls(events: readonly SessionEvent[]): CallRecord[] {
     }
     if (event.type !== 'tool/result' && event.type !== 'approval/requested' && event.type !== 'approval/answered') continue
     let record: Omit<CallRecord, 'call'> | undefined = open.get(event.callId)
-    if (!record && event.type !== 'tool/result') early.set(event.callId, record = early.get(event.callId) ?? { asked: false })
+    if (!record && event.type !== 'tool/result') early.set(event.callId, (record = early.get(event.callId) ?? { asked: false }))
     if (!record) continue // a result without its call says nothing about which tool it was
     if (event.type === 'tool/result') {
       record.result = event
@@ -82,13 +82,13 @@ export function computeStats(events: readonly SessionEvent[]) {
   const deciders = new Map<string, DeciderStats>()
   const toolRow = (tool: string) => {
     let row = tools.get(tool)
-    if (!row) tools.set(tool, row = { tool, calls: 0, allowed: 0, denied: 0, asked: 0, errors: 0, timeouts: 0, spilled: 0, interrupted: 0, latencies: [] })
+    if (!row) tools.set(tool, (row = { tool, calls: 0, allowed: 0, denied: 0, asked: 0, errors: 0, timeouts: 0, spilled: 0, interrupted: 0, latencies: [] }))
     return row
   }
   const decider = (plugin: string, rule: string | undefined) => {
     const key = JSON.stringify([plugin, rule ?? null])
     let row = deciders.get(key)
-    if (!row) deciders.set(key, row = { plugin, ...rule ? { rule } : {}, allow: 0, deny: 0, ask: 0, other: 0 })
+    if (!row) deciders.set(key, (row = { plugin, ...(rule ? { rule } : {}), allow: 0, deny: 0, ask: 0, other: 0 }))
     return row
   }
   const count = (row: DeciderStats, decision: string) => {
@@ -124,11 +124,15 @@ export function computeStats(events: readonly SessionEvent[]) {
     // An approval that allowed leaves no failure to name it; one that denied was counted above.
     if (!trace.length && answered === 'allow') count(decider('approval', undefined), 'allow')
   }
-  const toolStats: ToolStats[] = [...tools.values()].sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool)).map(({ latencies, ...row }) => {
-    const sorted = latencies.sort((a, b) => a - b)
-    return { ...row, p50Ms: percentile(sorted, 50), p90Ms: percentile(sorted, 90), p99Ms: percentile(sorted, 99) }
-  })
-  const deciderStats = [...deciders.values()].sort((a, b) => (b.deny + b.ask + b.allow + b.other) - (a.deny + a.ask + a.allow + a.other) || a.plugin.localeCompare(b.plugin))
+  const toolStats: ToolStats[] = [...tools.values()]
+    .sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool))
+    .map(({ latencies, ...row }) => {
+      const sorted = latencies.sort((a, b) => a - b)
+      return { ...row, p50Ms: percentile(sorted, 50), p90Ms: percentile(sorted, 90), p99Ms: percentile(sorted, 99) }
+    })
+  const deciderStats = [...deciders.values()].sort(
+    (a, b) => b.deny + b.ask + b.allow + b.other - (a.deny + a.ask + a.allow + a.other) || a.plugin.localeCompare(b.plugin),
+  )
   return { tools: toolStats, deciders: deciderStats, traced: events.some((event) => event.type === 'tool/result' && traceOf(event.meta).length > 0) }
 }
 
@@ -139,16 +143,23 @@ export async function stats(options: { file: string; json: boolean }): Promise<n
   const result = computeStats(read.events)
   const out = (text: string) => process.stdout.write(text + '\n')
   if (options.json) {
-    out(JSON.stringify({ type: 'stats', ...result, ...read.torn ? { tornLine: read.torn.line } : {} }))
+    out(JSON.stringify({ type: 'stats', ...result, ...(read.torn ? { tornLine: read.torn.line } : {}) }))
     return 0
   }
   const columns = ['calls', 'allowed', 'denied', 'asked', 'errors', 'timeouts', 'spilled', 'interrupted', 'p50 ms', 'p90 ms', 'p99 ms']
-  const rows = result.tools.map((t) => [t.tool, t.calls, t.allowed, t.denied, t.asked, t.errors, t.timeouts, t.spilled, t.interrupted, t.p50Ms ?? '-', t.p90Ms ?? '-', t.p99Ms ?? '-'].map(String))
+  const rows = result.tools.map((t) =>
+    [t.tool, t.calls, t.allowed, t.denied, t.asked, t.errors, t.timeouts, t.spilled, t.interrupted, t.p50Ms ?? '-', t.p90Ms ?? '-', t.p99Ms ?? '-'].map(String),
+  )
   if (!rows.length) out('no tool calls in this log')
   else out(table(['tool', ...columns], rows))
   if (result.deciders.length) {
     out('')
-    out(table(['decided by', 'rule', 'allow', 'deny', 'ask', 'other'], result.deciders.map((d) => [d.plugin, d.rule ?? '-', d.allow, d.deny, d.ask, d.other].map(String))))
+    out(
+      table(
+        ['decided by', 'rule', 'allow', 'deny', 'ask', 'other'],
+        result.deciders.map((d) => [d.plugin, d.rule ?? '-', d.allow, d.deny, d.ask, d.other].map(String)),
+      ),
+    )
   }
   if (!result.traced && rows.length) out('\n(no meta.trace in this log: only who decided each failure is known; turn the trace on for every plugin and rule)')
   if (read.torn) out(`! line ${read.torn.line}: torn last write — ignored`)
@@ -160,5 +171,12 @@ function table(head: string[], rows: string[][]) {
   const cells = [head, ...rows].map((row) => row.map((cell) => visible(cell)))
   const widths = head.map((_, i) => Math.max(...cells.map((row) => row[i].length)))
   const numeric = (i: number) => i > 0 && rows.every((row) => /^[\d.-]+$/.test(row[i]))
-  return cells.map((row) => row.map((cell, i) => numeric(i) ? cell.padStart(widths[i]) : cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n')
+  return cells
+    .map((row) =>
+      row
+        .map((cell, i) => (numeric(i) ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
 }

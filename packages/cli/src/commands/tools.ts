@@ -12,7 +12,12 @@ export async function tools(options: BootOptions & { json: boolean }): Promise<n
       const def = ctx.tools.get(name)!
       const traits = [def.timeoutMs && `timeout ${def.timeoutMs} ms`, def.idempotent && 'idempotent', def.fsAccess && 'file access checked'].filter(Boolean)
       process.stdout.write(`${name}${traits.length ? `  (${traits.join(', ')})` : ''}\n  ${visible(description.split('\n')[0])}\n`)
-      process.stdout.write(`${JSON.stringify(inputSchema, null, 2).split('\n').map((l) => `  ${l}`).join('\n')}\n\n`)
+      process.stdout.write(
+        `${JSON.stringify(inputSchema, null, 2)
+          .split('\n')
+          .map((l) => `  ${l}`)
+          .join('\n')}\n\n`,
+      )
     }
   }
   await shutdown(ctx)

@@ -1,8 +1,9 @@
-import { strictConfig } from '@dshkit/tools'
+import { strictConfig } from '@dshkit/common'
 import { z } from 'zod'
 
 export const Config = strictConfig({
-  maxParallel: z.number({ error: 'maxParallel must be a number' })
+  maxParallel: z
+    .number({ error: 'maxParallel must be a number' })
     .int('maxParallel must be a whole number')
     .positive('maxParallel must be at least 1 (the most concurrency-safe calls run at once)')
     .default(8),

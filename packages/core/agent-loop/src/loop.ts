@@ -1,8 +1,8 @@
-import { Context, Service, type Logger } from 'cordis'
-import { deepFreeze, errorMessage, strictConfig, toolFailure, type ContextMessage, type PreparedCall, type ToolExecutionResult, type ToolRuntime } from '@dshkit/tools'
+import { type Context, Service, type Logger } from 'cordis'
+import { toolFailure, type ContextMessage, type PreparedCall, type ToolExecutionResult, type ToolRuntime } from '@dshkit/tools'
+import { deepFreeze, errorMessage } from '@dshkit/common'
 import type { SessionService } from '@dshkit/session'
-import { z } from 'zod'
-import { Config } from './config.js'
+import type { Config } from './config.js'
 import { checkOptions, isConcurrencySafe, loggedArguments, planCalls, type PlannedCall, type ToolCall } from './plan.js'
 
 declare module 'cordis' {
@@ -10,7 +10,6 @@ declare module 'cordis' {
     loop: AgentLoop
   }
 }
-
 
 export interface ExecuteToolCallsOptions {
   /** Aborting cancels running calls; calls not started yet still get their ABORTED_BEFORE_DISPATCH result recorded. */
@@ -45,7 +44,10 @@ export class AgentLoop extends Service {
   private readonly append: SessionService['append']
   private readonly logger: Logger
 
-  constructor(ctx: Context, readonly config: Config) {
+  constructor(
+    ctx: Context,
+    readonly config: Config,
+  ) {
     super(ctx, 'loop')
     // Plain values, read once: a method call through the service proxy costs more than a no-op call.
     this.prepare = ctx.tools.prepare
@@ -71,13 +73,13 @@ export class AgentLoop extends Service {
     const { length } = planned
     // Validated once here; execute() runs the prepared call without validating again.
     const isSafe = async (index: number) => {
-      const call = batch.prepared[index] = await this.prepareCall(planned[index], options.signal)
+      const call = (batch.prepared[index] = await this.prepareCall(planned[index], options.signal))
       return !!call && isConcurrencySafe(call)
     }
-    for (let start = 0; start < length;) {
+    for (let start = 0; start < length; ) {
       // A run of safe calls overlaps; the unsafe call that ends it runs alone. Each call is judged once.
       let end = start
-      while (end < length && await isSafe(end)) end++
+      while (end < length && (await isSafe(end))) end++
       if (end > start) await this.runGroup(batch, start, end)
       if (end < length) await this.runGroup(batch, end, end + 1)
       start = end + 1
@@ -99,9 +101,12 @@ export class AgentLoop extends Service {
         // call order, and a store that batches can sync them together); onResult still follows durability, in order.
         const recorded = this.recordResult(batch, index, finished[index - start]!)
         // A defect recording one call must not lose the ones after it.
-        recording = recording.then(() => recorded).then(() => this.reportResult(batch, index)).catch((error) => {
-          this.logger.error('could not record the result of %s: %s', batch.calls[index].name, errorMessage(error))
-        })
+        recording = recording
+          .then(() => recorded)
+          .then(() => this.reportResult(batch, index))
+          .catch((error) => {
+            this.logger.error('could not record the result of %s: %s', batch.calls[index].name, errorMessage(error))
+          })
       }
     }
     const worker = async () => {
@@ -192,8 +197,13 @@ export class AgentLoop extends Service {
 function isResult(value: unknown): value is ToolExecutionResult {
   try {
     const result = value as ToolExecutionResult
-    return !!result && typeof result === 'object' && typeof result.isError === 'boolean' && Array.isArray(result.content)
-      && (result.additionalContexts === undefined || Array.isArray(result.additionalContexts))
+    return (
+      !!result &&
+      typeof result === 'object' &&
+      typeof result.isError === 'boolean' &&
+      Array.isArray(result.content) &&
+      (result.additionalContexts === undefined || Array.isArray(result.additionalContexts))
+    )
   } catch {
     return false
   }

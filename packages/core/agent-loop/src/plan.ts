@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { snapshotJson, type JsonValue, type PreparedCall } from '@dshkit/tools'
+import type { JsonValue, PreparedCall } from '@dshkit/tools'
+import { snapshotJson } from '@dshkit/common'
 
 /** A call as the model sent it; a missing callId gets a random UUID. */
 export interface ToolCall {

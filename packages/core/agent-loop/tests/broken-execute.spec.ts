@@ -10,7 +10,10 @@ import { logOf } from './helpers.js'
 async function withBrokenTools(execute: (input: { callId: string; name: string }) => Promise<unknown>) {
   const ctx = new Context()
   const safe: ToolDefinition = { name: 'safe', description: '', parameters: z.any(), isConcurrencySafe: () => true, execute: () => 'ok' }
-  const definitions = new Map<string, ToolDefinition>([['safe', safe], ['unsafe', { ...safe, name: 'unsafe', isConcurrencySafe: undefined }]])
+  const definitions = new Map<string, ToolDefinition>([
+    ['safe', safe],
+    ['unsafe', { ...safe, name: 'unsafe', isConcurrencySafe: undefined }],
+  ])
   await ctx.plugin({ name: 'third-party-tools', apply: (ctx: Context) => void ctx.provide('tools', { definitions, execute }) })
   await ctx.plugin(Session)
   await ctx.plugin(AgentLoop)
@@ -31,7 +34,9 @@ test.each(['unsafe', 'safe'])('a rejecting or broken execute gives that %s call 
   const { results } = await ctx.loop.executeToolCalls(calls)
   expect(ran.sort()).toEqual(['a', 'b', 'c', 'd'])
   expect(results.map((r) => r.isError)).toEqual([false, true, true, false])
-  expect(results[1]).toMatchObject({ error: { code: 'TOOL_OUTCOME_UNKNOWN', source: 'agent-loop', message: expect.stringMatching(/ctx\.tools\.execute rejected/) } })
+  expect(results[1]).toMatchObject({
+    error: { code: 'TOOL_OUTCOME_UNKNOWN', source: 'agent-loop', message: expect.stringMatching(/ctx\.tools\.execute rejected/) },
+  })
   expect(results[2]).toMatchObject({ error: { code: 'TOOL_OUTCOME_UNKNOWN', message: expect.stringMatching(/not a tool result/) } })
   const log = logOf(ctx)
   expect(log.filter((e) => e.startsWith('result:'))).toEqual(['result:a', 'result:b', 'result:c', 'result:d'])

@@ -17,7 +17,13 @@ export async function setup(config?: { maxParallel?: number }, store?: SessionSt
 }
 
 export async function register(ctx: Context, ...defs: ToolDefinition[]) {
-  await ctx.plugin({ name: 'test-tools', inject: ['tools'], apply: (ctx: Context) => { for (const def of defs) ctx.tools.register(def) } })
+  await ctx.plugin({
+    name: 'test-tools',
+    inject: ['tools'],
+    apply: (ctx: Context) => {
+      for (const def of defs) ctx.tools.register(def)
+    },
+  })
 }
 
 export { sleep }

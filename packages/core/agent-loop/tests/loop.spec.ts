@@ -12,7 +12,7 @@ describe('ordering', () => {
     await register(ctx, ...timedTools(timeline))
     const { results } = await ctx.loop.executeToolCalls([r('slow', 60), r('fast', 0)])
     expect(timeline.index('end fast')).toBeLessThan(timeline.index('end slow')) // fast really finished first
-    expect(results.map((x) => x.isError ? x.error.code : x.value)).toEqual(['slow', 'fast'])
+    expect(results.map((x) => (x.isError ? x.error.code : x.value))).toEqual(['slow', 'fast'])
     expect(logOf(ctx)).toEqual(['call:slow', 'call:fast', 'result:slow', 'result:fast'])
   })
 
@@ -20,10 +20,18 @@ describe('ordering', () => {
     const { ctx } = await setup()
     const seen: string[][] = []
     await register(ctx, {
-      name: 'look', description: 'sees the log', parameters: z.object({}),
-      execute: (_args, run) => { seen.push(logOf(ctx)); return run.callId },
+      name: 'look',
+      description: 'sees the log',
+      parameters: z.object({}),
+      execute: (_args, run) => {
+        seen.push(logOf(ctx))
+        return run.callId
+      },
     })
-    await ctx.loop.executeToolCalls([{ callId: 'a', name: 'look', arguments: {} }, { callId: 'b', name: 'look', arguments: {} }])
+    await ctx.loop.executeToolCalls([
+      { callId: 'a', name: 'look', arguments: {} },
+      { callId: 'b', name: 'look', arguments: {} },
+    ])
     expect(seen).toEqual([['call:a'], ['call:a', 'result:a', 'call:b']])
     expect(logOf(ctx)).toEqual(['call:a', 'result:a', 'call:b', 'result:b'])
   })
@@ -31,7 +39,9 @@ describe('ordering', () => {
   test('results are the frozen results of ctx.tools.execute, and the log holds their fields', async () => {
     const { ctx } = await setup()
     await register(ctx, { name: 'echo', description: 'echo', parameters: z.object({ text: z.string() }), execute: ({ text }) => text })
-    const { results: [ok, bad] } = await ctx.loop.executeToolCalls([
+    const {
+      results: [ok, bad],
+    } = await ctx.loop.executeToolCalls([
       { callId: 'a', name: 'echo', arguments: { text: 'hi' } },
       { callId: 'b', name: 'echo', arguments: { text: 3 } },
     ])
@@ -46,7 +56,14 @@ describe('ordering', () => {
   test('a missing callId gets a fresh UUID, used for both the log and the execution', async () => {
     const { ctx } = await setup()
     let ran = ''
-    await register(ctx, { name: 'id', description: 'id', parameters: z.object({}), execute: (_a, run) => { ran = run.callId } })
+    await register(ctx, {
+      name: 'id',
+      description: 'id',
+      parameters: z.object({}),
+      execute: (_a, run) => {
+        ran = run.callId
+      },
+    })
     await ctx.loop.executeToolCalls([{ name: 'id', arguments: {} }])
     const [call, result] = ctx.session.events() as Extract<SessionEvent, { callId: string }>[]
     expect(ran).toMatch(/^[0-9a-f-]{36}$/)
@@ -82,9 +99,7 @@ describe('overlap and barriers', () => {
     expect(Math.min(at('start s3'), at('start s4'))).toBeGreaterThan(at('end u'))
     expect(at('start s2')).toBeLessThan(at('end s1')) // the groups around it still overlap
     expect(at('start s4')).toBeLessThan(at('end s3'))
-    expect(logOf(ctx)).toEqual([
-      'call:s1', 'call:s2', 'result:s1', 'result:s2', 'call:u', 'result:u', 'call:s3', 'call:s4', 'result:s3', 'result:s4',
-    ])
+    expect(logOf(ctx)).toEqual(['call:s1', 'call:s2', 'result:s1', 'result:s2', 'call:u', 'result:u', 'call:s3', 'call:s4', 'result:s3', 'result:s4'])
   })
 
   test('unsafe calls run one at a time', async () => {
@@ -100,15 +115,27 @@ describe('overlap and barriers', () => {
     const timeline = new Timeline()
     const asked: unknown[] = []
     const fs: ToolDefinition = {
-      name: 'fs', description: 'read or write', parameters: z.object({ id: z.string(), mode: z.enum(['read', 'write']).default('read') }),
-      isConcurrencySafe: (args) => { asked.push(args); if (args.id === 'boom') throw new Error('boom'); return args.mode === 'read' },
+      name: 'fs',
+      description: 'read or write',
+      parameters: z.object({ id: z.string(), mode: z.enum(['read', 'write']).default('read') }),
+      isConcurrencySafe: (args) => {
+        asked.push(args)
+        if (args.id === 'boom') throw new Error('boom')
+        return args.mode === 'read'
+      },
       execute: ({ id }) => timeline.around(id, () => sleep(10).then(() => id)),
     }
     await register(ctx, fs)
     const call = (id: string, args: object = {}) => ({ callId: id, name: 'fs', arguments: { id, ...args } })
     const { results } = await ctx.loop.executeToolCalls([
-      call('r1'), call('r2'), call('w1', { mode: 'write' }), call('r3'), call('bad', { mode: 'delete' }), call('boom'),
-      { callId: 'u', name: 'nope', arguments: {} }, call('r4'),
+      call('r1'),
+      call('r2'),
+      call('w1', { mode: 'write' }),
+      call('r3'),
+      call('bad', { mode: 'delete' }),
+      call('boom'),
+      { callId: 'u', name: 'nope', arguments: {} },
+      call('r4'),
     ])
     expect(asked).toContainEqual({ id: 'r1', mode: 'read' }) // the default was applied before asking
     expect(asked.map((args: any) => args.id)).toEqual(['r1', 'r2', 'w1', 'r3', 'boom', 'r4']) // each asked once, in order
@@ -117,31 +144,38 @@ describe('overlap and barriers', () => {
     expect(at('start w1')).toBeGreaterThan(at('end r2'))
     expect(at('start boom')).toBeGreaterThan(at('end r3'))
     expect(at('start r4')).toBeGreaterThan(at('end boom'))
-    expect(results.map((x) => x.isError ? x.error.code : x.value)).toEqual(['r1', 'r2', 'w1', 'r3', 'INVALID_ARGS', 'boom', 'UNKNOWN_TOOL', 'r4'])
-    expect(logOf(ctx).filter((e) => e.startsWith('result:'))).toEqual(
-      ['r1', 'r2', 'w1', 'r3', 'bad', 'boom', 'u', 'r4'].map((id) => `result:${id}`))
+    expect(results.map((x) => (x.isError ? x.error.code : x.value))).toEqual(['r1', 'r2', 'w1', 'r3', 'INVALID_ARGS', 'boom', 'UNKNOWN_TOOL', 'r4'])
+    expect(logOf(ctx).filter((e) => e.startsWith('result:'))).toEqual(['r1', 'r2', 'w1', 'r3', 'bad', 'boom', 'u', 'r4'].map((id) => `result:${id}`))
   })
 })
 
-test('each call\'s arguments are validated once: the loop prepares it, execute() runs the prepared call', async () => {
+test("each call's arguments are validated once: the loop prepares it, execute() runs the prepared call", async () => {
   const { ctx } = await setup()
   let validations = 0
   const inner = z.object({ id: z.string() })
-  const parameters = { '~standard': { ...inner['~standard'], validate: (value: unknown) => (validations++, inner['~standard'].validate(value)) } } as typeof inner
+  const parameters = {
+    '~standard': { ...inner['~standard'], validate: (value: unknown) => (validations++, inner['~standard'].validate(value)) },
+  } as typeof inner
   const seen: unknown[] = []
   await register(ctx, { name: 'safe', description: '', parameters, isConcurrencySafe: (input) => (seen.push(input), true), execute: ({ id }) => id })
-  const { results } = await ctx.loop.executeToolCalls([{ callId: 'a', name: 'safe', arguments: { id: 'a' } }, { callId: 'b', name: 'safe', arguments: { id: 'b' } }])
+  const { results } = await ctx.loop.executeToolCalls([
+    { callId: 'a', name: 'safe', arguments: { id: 'a' } },
+    { callId: 'b', name: 'safe', arguments: { id: 'b' } },
+  ])
   expect(results.map((x) => !x.isError && x.value)).toEqual(['a', 'b'])
   expect(seen).toEqual([{ id: 'a' }, { id: 'b' }])
   expect(validations).toBe(2)
 })
 
 describe('contexts and concludesTurn', () => {
-  test('contexts come back FIFO in model order and are logged right after their call\'s result', async () => {
+  test("contexts come back FIFO in model order and are logged right after their call's result", async () => {
     const { ctx } = await setup()
     const text = (t: string) => [{ type: 'text' as const, text: t }]
     await register(ctx, {
-      name: 'noted', description: 'adds context', parameters: z.object({ id: z.string(), ms: z.number() }), isConcurrencySafe: () => true,
+      name: 'noted',
+      description: 'adds context',
+      parameters: z.object({ id: z.string(), ms: z.number() }),
+      isConcurrencySafe: () => true,
       execute: async ({ id, ms }, run) => {
         await sleep(ms)
         run.deferContext({ source: id, content: text(`${id}-1`) })
@@ -150,11 +184,13 @@ describe('contexts and concludesTurn', () => {
       },
     })
     await ctx.plugin({
-      name: 'post-note', inject: ['tools'],
-      apply: (ctx: Context) => ctx.on('tools/post-execute', async (exec, _result, next) => {
-        const inner = await next()
-        return exec.callId === 'b' ? { kind: 'accept', additionalContexts: [{ source: 'post-note', content: text('b-post') }] } : inner
-      }),
+      name: 'post-note',
+      inject: ['tools'],
+      apply: (ctx: Context) =>
+        ctx.on('tools/post-execute', async (exec, _result, next) => {
+          const inner = await next()
+          return exec.callId === 'b' ? { kind: 'accept', additionalContexts: [{ source: 'post-note', content: text('b-post') }] } : inner
+        }),
     })
     const { contexts } = await ctx.loop.executeToolCalls([
       { callId: 'a', name: 'noted', arguments: { id: 'a', ms: 30 } },
@@ -174,7 +210,9 @@ describe('contexts and concludesTurn', () => {
   ])('concludesTurn: %s', async (_label, kinds, expected) => {
     const { ctx } = await setup()
     await register(ctx, {
-      name: 'k', description: 'kinds', parameters: z.object({ kind: z.string() }),
+      name: 'k',
+      description: 'kinds',
+      parameters: z.object({ kind: z.string() }),
       execute: ({ kind }, run) => {
         if (kind.startsWith('done')) run.concludeTurn()
         if (kind.endsWith('fail')) throw new Error('failed')
@@ -193,7 +231,9 @@ describe('cancellation', () => {
     const controller = new AbortController()
     const ran: string[] = []
     await register(ctx, {
-      name: 'step', description: 'aborts the batch at "stop"', parameters: z.object({ id: z.string() }),
+      name: 'step',
+      description: 'aborts the batch at "stop"',
+      parameters: z.object({ id: z.string() }),
       execute: async ({ id }, run) => {
         ran.push(id)
         if (id !== 'stop') return id
@@ -205,7 +245,7 @@ describe('cancellation', () => {
     const calls = ['one', 'stop', 'two', 'three'].map((id) => ({ callId: id, name: 'step', arguments: { id } }))
     const { results } = await ctx.loop.executeToolCalls(calls, { signal: controller.signal })
     expect(ran).toEqual(['one', 'stop'])
-    expect(results.map((x) => x.isError ? x.error.code : 'ok')).toEqual(['ok', 'ABORTED', 'ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH'])
+    expect(results.map((x) => (x.isError ? x.error.code : 'ok'))).toEqual(['ok', 'ABORTED', 'ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH'])
     expect(logOf(ctx)).toEqual(calls.flatMap((c) => [`call:${c.callId}`, `result:${c.callId}`]))
     expect(ctx.session.pendingCalls()).toEqual([])
   })
@@ -248,7 +288,7 @@ describe('the session log', () => {
     expect(ctx.session.events()[0]).toMatchObject({ type: 'tool/call', arguments: null })
   })
 
-  test('onResult runs once per call in model order, after that call\'s result is in the log', async () => {
+  test("onResult runs once per call in model order, after that call's result is in the log", async () => {
     const { ctx } = await setup()
     const timeline = new Timeline()
     await register(ctx, ...timedTools(timeline))
@@ -311,7 +351,10 @@ describe('config validation', () => {
     [{ maxParallel: 1.5 }, /maxParallel must be a whole number/],
     [{ maxParallel: 'many' }, /maxParallel must be a number/],
   ])('%j', async (config, message) => {
-    const error = await setup(config as any).then(() => undefined, (e) => e)
+    const error = await setup(config as any).then(
+      () => undefined,
+      (e) => e,
+    )
     expect(error).toBeInstanceOf(ValidationError)
     expect(error.message).toMatch(message)
   })

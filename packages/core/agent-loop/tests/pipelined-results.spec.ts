@@ -10,26 +10,37 @@ class HoldingResults implements SessionStore {
   readonly concurrentAppends = true
   handed: string[] = []
   private release!: () => void
-  readonly released = new Promise<void>((resolve) => { this.release = resolve })
-  async load() { return [] }
+  readonly released = new Promise<void>((resolve) => {
+    this.release = resolve
+  })
+  async load() {
+    return []
+  }
   async append(event: SessionEvent) {
     this.handed.push(`${event.type}:${(event as any).callId}`)
     if (event.type === 'tool/result') await this.released
   }
-  letThrough() { this.release() }
+  letThrough() {
+    this.release()
+  }
 }
 
-test('a group\'s results reach a batching store together, in model order; onResult waits for durability', async () => {
+test("a group's results reach a batching store together, in model order; onResult waits for durability", async () => {
   const store = new HoldingResults()
   const ctx = new Context()
   await ctx.plugin(Tools)
   await ctx.plugin(Session, { store })
   await ctx.plugin({
-    name: 'tools', inject: ['tools'],
-    apply: (ctx: Context) => void ctx.tools.register({
-      name: 'get', description: 'reads', parameters: z.object({ ms: z.number() }), isConcurrencySafe: () => true,
-      execute: ({ ms }) => new Promise<string>((resolve) => setTimeout(() => resolve(`after ${ms}`), ms)),
-    }),
+    name: 'tools',
+    inject: ['tools'],
+    apply: (ctx: Context) =>
+      void ctx.tools.register({
+        name: 'get',
+        description: 'reads',
+        parameters: z.object({ ms: z.number() }),
+        isConcurrencySafe: () => true,
+        execute: ({ ms }) => new Promise<string>((resolve) => setTimeout(() => resolve(`after ${ms}`), ms)),
+      }),
   })
   await ctx.plugin(AgentLoop)
   const reported: string[] = []
@@ -43,5 +54,10 @@ test('a group\'s results reach a batching store together, in model order; onResu
   const { results } = await outcome
   expect(results.map((r) => r.isError)).toEqual([false, false, false, false])
   expect(reported).toEqual(['c0', 'c1', 'c2', 'c3'])
-  expect(ctx.session.events().filter((e) => e.type === 'tool/result').map((e) => (e as any).callId)).toEqual(['c0', 'c1', 'c2', 'c3'])
+  expect(
+    ctx.session
+      .events()
+      .filter((e) => e.type === 'tool/result')
+      .map((e) => (e as any).callId),
+  ).toEqual(['c0', 'c1', 'c2', 'c3'])
 })

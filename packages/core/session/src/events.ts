@@ -1,4 +1,5 @@
-import { deepFreeze, snapshotJson, type ContentBlock, type JsonValue } from '@dshkit/tools'
+import type { ContentBlock, JsonValue } from '@dshkit/tools'
+import { deepFreeze, snapshotJson } from '@dshkit/common'
 import { z } from 'zod'
 
 export type { ContentBlock, JsonValue }
@@ -128,58 +129,118 @@ export interface ApprovalAnsweredEvent {
   time: string
 }
 
-export type SessionEvent = ToolCallEvent | ToolResultEvent | ContextAddedEvent | JobStartedEvent | JobSettledEvent | FsSessionEvent
-  | ApprovalRequestedEvent | ApprovalAnsweredEvent
+export type SessionEvent =
+  | ToolCallEvent
+  | ToolResultEvent
+  | ContextAddedEvent
+  | JobStartedEvent
+  | JobSettledEvent
+  | FsSessionEvent
+  | ApprovalRequestedEvent
+  | ApprovalAnsweredEvent
 
 /** What `append` takes: an event whose `time` may be left out (it is then set to now). */
-export type SessionEventInput = SessionEvent extends infer E ? E extends SessionEvent ? Omit<E, 'time'> & { time?: string } : never : never
+export type SessionEventInput = SessionEvent extends infer E ? (E extends SessionEvent ? Omit<E, 'time'> & { time?: string } : never) : never
 
 // Already checked by snapshotJson; only presence is validated here.
 const json = z.custom<JsonValue>((value) => value !== undefined, { error: 'is required (use null for none)' })
 const time = z.iso.datetime({ offset: true, error: 'time must be an ISO 8601 date-time string' })
-const block = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text'), text: z.string() }),
-  z.object({ type: z.literal('image'), data: z.string(), mimeType: z.string() }),
-], { error: 'each content block must be { type: "text", text } or { type: "image", data, mimeType }' })
+const block = z.discriminatedUnion(
+  'type',
+  [z.object({ type: z.literal('text'), text: z.string() }), z.object({ type: z.literal('image'), data: z.string(), mimeType: z.string() })],
+  { error: 'each content block must be { type: "text", text } or { type: "image", data, mimeType }' },
+)
 
-const eventSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('tool/call'), callId: z.string().min(1), name: z.string(), arguments: json, time }),
-  z.object({
-    type: z.literal('tool/result'),
-    callId: z.string().min(1),
-    isError: z.boolean(),
-    content: z.array(block),
-    error: z.object({ code: z.string(), message: z.string(), source: z.string().optional() }).optional(),
-    meta: z.record(z.string(), json).optional(),
-    time,
-  }),
-  z.object({ type: z.literal('context/added'), source: z.string(), content: z.array(block), time }),
-  z.object({
-    type: z.enum(['fs/write-intent', 'fs/edit-intent']), callId: z.string().min(1), path: z.string().min(1),
-    before: z.string().regex(/^([0-9a-f]{64}|absent|unknown)$/, 'must be a sha256 hex digest, "absent" or "unknown"'), after: z.string().regex(/^([0-9a-f]{64}|absent|unknown)$/, 'must be a sha256 hex digest, "absent" or "unknown"'), time,
-  }),
-  z.object({ type: z.literal('fs/observed'), callId: z.string().min(1), path: z.string().min(1), hash: z.string().optional(), partial: z.boolean().optional(), time }),
-  z.object({
-    type: z.literal('fs/rewind'), callId: z.string().min(1), to: z.string().min(1),
-    changes: z.array(z.object({ path: z.string().min(1), before: z.string().regex(/^([0-9a-f]{64}|absent|unknown)$/, 'must be a sha256 hex digest, "absent" or "unknown"'), after: z.string().regex(/^([0-9a-f]{64}|absent|unknown)$/, 'must be a sha256 hex digest, "absent" or "unknown"') })), time,
-  }),
-  z.object({
-    type: z.literal('job/started'), jobId: z.string().min(1), owner: z.string(), command: z.string(), origin: z.string(),
-    pid: z.number().int().optional(), pidStart: z.string().optional(), time,
-  }),
-  z.object({
-    type: z.literal('job/settled'), jobId: z.string().min(1), status: z.enum(['exited', 'killed', 'failed', 'lost']),
-    exitCode: z.number().int().optional(), signal: z.string().optional(), error: z.string().optional(), reason: z.string().optional(), time,
-  }),
-  z.object({
-    type: z.literal('approval/requested'), requestId: z.string().min(1), callId: z.string(), tool: z.string(), argumentsHash: z.string(),
-    summary: z.string(), source: z.string().optional(), reason: z.string().optional(), time,
-  }),
-  z.object({
-    type: z.literal('approval/answered'), requestId: z.string().min(1), callId: z.string(), decision: z.enum(['allow', 'deny']), by: z.string(),
-    reason: z.string().optional(), grantId: z.string().optional(), time,
-  }),
-], { error: 'type must be "tool/call", "tool/result", "context/added", "fs/write-intent", "fs/edit-intent", "fs/observed", "fs/rewind", "job/started", "job/settled", "approval/requested" or "approval/answered"' })
+const eventSchema = z.discriminatedUnion(
+  'type',
+  [
+    z.object({ type: z.literal('tool/call'), callId: z.string().min(1), name: z.string(), arguments: json, time }),
+    z.object({
+      type: z.literal('tool/result'),
+      callId: z.string().min(1),
+      isError: z.boolean(),
+      content: z.array(block),
+      error: z.object({ code: z.string(), message: z.string(), source: z.string().optional() }).optional(),
+      meta: z.record(z.string(), json).optional(),
+      time,
+    }),
+    z.object({ type: z.literal('context/added'), source: z.string(), content: z.array(block), time }),
+    z.object({
+      type: z.enum(['fs/write-intent', 'fs/edit-intent']),
+      callId: z.string().min(1),
+      path: z.string().min(1),
+      before: z.string().regex(/^([0-9a-f]{64}|absent|unknown)$/, 'must be a sha256 hex digest, "absent" or "unknown"'),
+      after: z.string().regex(/^([0-9a-f]{64}|absent|unknown)$/, 'must be a sha256 hex digest, "absent" or "unknown"'),
+      time,
+    }),
+    z.object({
+      type: z.literal('fs/observed'),
+      callId: z.string().min(1),
+      path: z.string().min(1),
+      hash: z.string().optional(),
+      partial: z.boolean().optional(),
+      time,
+    }),
+    z.object({
+      type: z.literal('fs/rewind'),
+      callId: z.string().min(1),
+      to: z.string().min(1),
+      changes: z.array(
+        z.object({
+          path: z.string().min(1),
+          before: z.string().regex(/^([0-9a-f]{64}|absent|unknown)$/, 'must be a sha256 hex digest, "absent" or "unknown"'),
+          after: z.string().regex(/^([0-9a-f]{64}|absent|unknown)$/, 'must be a sha256 hex digest, "absent" or "unknown"'),
+        }),
+      ),
+      time,
+    }),
+    z.object({
+      type: z.literal('job/started'),
+      jobId: z.string().min(1),
+      owner: z.string(),
+      command: z.string(),
+      origin: z.string(),
+      pid: z.number().int().optional(),
+      pidStart: z.string().optional(),
+      time,
+    }),
+    z.object({
+      type: z.literal('job/settled'),
+      jobId: z.string().min(1),
+      status: z.enum(['exited', 'killed', 'failed', 'lost']),
+      exitCode: z.number().int().optional(),
+      signal: z.string().optional(),
+      error: z.string().optional(),
+      reason: z.string().optional(),
+      time,
+    }),
+    z.object({
+      type: z.literal('approval/requested'),
+      requestId: z.string().min(1),
+      callId: z.string(),
+      tool: z.string(),
+      argumentsHash: z.string(),
+      summary: z.string(),
+      source: z.string().optional(),
+      reason: z.string().optional(),
+      time,
+    }),
+    z.object({
+      type: z.literal('approval/answered'),
+      requestId: z.string().min(1),
+      callId: z.string(),
+      decision: z.enum(['allow', 'deny']),
+      by: z.string(),
+      reason: z.string().optional(),
+      grantId: z.string().optional(),
+      time,
+    }),
+  ],
+  {
+    error:
+      'type must be "tool/call", "tool/result", "context/added", "fs/write-intent", "fs/edit-intent", "fs/observed", "fs/rewind", "job/started", "job/settled", "approval/requested" or "approval/answered"',
+  },
+)
 
 /**
  * Validates an event and returns a deep-frozen JSON copy holding only the SPEC §6 fields.
@@ -196,7 +257,7 @@ export function checkSessionEvent(event: unknown, what = 'session event'): Sessi
   }
   const parsed = eventSchema.safeParse(copy)
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)
+    const problems = parsed.error.issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
     throw new TypeError(`${what} is not valid: ${problems.join('; ')}`)
   }
   return deepFreeze(parsed.data as SessionEvent)

@@ -1,7 +1,5 @@
-import { Context, Service, type Logger } from 'cordis'
-import {
-  checkSessionEvent, type SessionEvent, type SessionEventInput, type ToolCallEvent, type ToolResultEvent,
-} from './events.js'
+import { type Context, Service, type Logger } from 'cordis'
+import { checkSessionEvent, type SessionEvent, type SessionEventInput, type ToolCallEvent, type ToolResultEvent } from './events.js'
 import { isSessionStore, type SessionStore } from './store.js'
 import { closedError, SessionNotDurableError } from './errors.js'
 
@@ -141,10 +139,12 @@ export class SessionService extends Service {
     if (this.closed) return Promise.reject(closedError())
     const durable = this.gate.then(() => this.ready).then(() => this.store.append(event))
     durable.catch(noop) // observed below once earlier appends settled; never an unhandled rejection meanwhile
-    const run = this.tail.then(() => durable).then(() => {
-      this.remember(event)
-      return event
-    })
+    const run = this.tail
+      .then(() => durable)
+      .then(() => {
+        this.remember(event)
+        return event
+      })
     this.tail = run.catch(noop)
     return run
   }
@@ -187,7 +187,9 @@ export class SessionService extends Service {
   private async open() {
     const loaded = await this.store.load()
     if (!Array.isArray(loaded)) throw new TypeError('SessionStore.load() must resolve to an array of session events')
-    loaded.forEach((event, i) => this.remember(checkSessionEvent(event, `event #${i + 1} from the session store`)))
+    loaded.forEach((event, i) => {
+      this.remember(checkSessionEvent(event, `event #${i + 1} from the session store`))
+    })
     this.repaired = Object.freeze(await this.repairNow())
     if (this.repaired.length) {
       const ids = this.repaired.map((event) => event.callId).join(', ')
@@ -219,8 +221,9 @@ export class SessionService extends Service {
 
 /** The synthetic failed result that closes a call whose outcome was never recorded. */
 export function outcomeUnknown(call: ToolCallEvent): ToolResultEvent {
-  const message = `${call.name} (call ${call.callId}) was started, but the process stopped before its outcome was recorded; `
-    + 'it may or may not have taken effect, so only read-only or idempotent work is safe to retry'
+  const message =
+    `${call.name} (call ${call.callId}) was started, but the process stopped before its outcome was recorded; ` +
+    'it may or may not have taken effect, so only read-only or idempotent work is safe to retry'
   return checkSessionEvent({
     type: 'tool/result',
     callId: call.callId,
@@ -242,8 +245,11 @@ export async function provideSession(ctx: Context, store: SessionStore): Promise
     session = new SessionService(ctx, store)
   } catch (error) {
     if (!/has been registered/.test((error as Error)?.message)) throw error
-    throw new Error(`${(error as Error).message}: ctx.session has one provider, so plug either @dshkit/session (in memory) `
-      + 'or one session store plugin such as @dshkit/session-store-jsonl, not both', { cause: error })
+    throw new Error(
+      `${(error as Error).message}: ctx.session has one provider, so plug either @dshkit/session (in memory) ` +
+        'or one session store plugin such as @dshkit/session-store-jsonl, not both',
+      { cause: error },
+    )
   }
   try {
     await session.ready

@@ -22,9 +22,14 @@ export interface SessionStore {
 
 export function isSessionStore(value: unknown): value is SessionStore {
   const store = value as SessionStore
-  return !!store && typeof store === 'object' && typeof store.load === 'function' && typeof store.append === 'function'
-    && (store.close === undefined || typeof store.close === 'function')
-    && (store.concurrentAppends === undefined || typeof store.concurrentAppends === 'boolean')
+  return (
+    !!store &&
+    typeof store === 'object' &&
+    typeof store.load === 'function' &&
+    typeof store.append === 'function' &&
+    (store.close === undefined || typeof store.close === 'function') &&
+    (store.concurrentAppends === undefined || typeof store.concurrentAppends === 'boolean')
+  )
 }
 
 /** The default store: events live as long as the process. */

@@ -12,18 +12,37 @@ class HeldStore implements SessionStore {
   held: { event: SessionEvent; resolve(): void; reject(error: Error): void }[] = []
   inFlight = 0
   maxInFlight = 0
-  constructor(readonly concurrentAppends: boolean, private readonly seed: SessionEvent[] = []) {}
-  async load() { return this.seed.slice() }
+  constructor(
+    readonly concurrentAppends: boolean,
+    private readonly seed: SessionEvent[] = [],
+  ) {}
+  async load() {
+    return this.seed.slice()
+  }
   append(event: SessionEvent) {
     this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight)
     return new Promise<void>((resolve, reject) => {
-      const done = () => { this.inFlight-- }
-      this.held.push({ event, resolve: () => { done(); resolve() }, reject: (error) => { done(); reject(error) } })
+      const done = () => {
+        this.inFlight--
+      }
+      this.held.push({
+        event,
+        resolve: () => {
+          done()
+          resolve()
+        },
+        reject: (error) => {
+          done()
+          reject(error)
+        },
+      })
     })
   }
 }
 
-const ticks = async (n = 20) => { for (let i = 0; i < n; i++) await Promise.resolve() }
+const ticks = async (n = 20) => {
+  for (let i = 0; i < n; i++) await Promise.resolve()
+}
 
 async function sessionOn(store: SessionStore) {
   const ctx = new Context()
@@ -34,7 +53,14 @@ async function sessionOn(store: SessionStore) {
 /** Which of `promises` have settled so far. */
 function watch(promise: Promise<unknown>) {
   const state = { settled: false }
-  promise.then(() => { state.settled = true }, () => { state.settled = true })
+  promise.then(
+    () => {
+      state.settled = true
+    },
+    () => {
+      state.settled = true
+    },
+  )
   return state
 }
 
@@ -77,7 +103,10 @@ describe('flush()', () => {
     store.held[0].resolve()
     store.held[1].reject(new Error('disk full'))
     await kept
-    const error = await flushed.then(() => undefined, (e) => e)
+    const error = await flushed.then(
+      () => undefined,
+      (e) => e,
+    )
     expect(error).toBeInstanceOf(SessionNotDurableError)
     expect(error.code).toBe('SESSION_NOT_DURABLE')
     expect(error.message).toBe('the session could not make an event appended before flush() durable: disk full')
@@ -139,7 +168,13 @@ describe('flush()', () => {
   })
 
   test('a store whose load failed: flush rejects with that failure', async () => {
-    const store: SessionStore = { load: async () => { throw new Error('locked by 42') }, append: async () => {}, concurrentAppends: true }
+    const store: SessionStore = {
+      load: async () => {
+        throw new Error('locked by 42')
+      },
+      append: async () => {},
+      concurrentAppends: true,
+    }
     const session = new SessionService(new Context(), store)
     session.ready.catch(() => {})
     await expect(session.flush()).rejects.toThrow('the session could not make an event appended before flush() durable: locked by 42')

@@ -2,9 +2,7 @@ import { Context, ValidationError } from 'cordis'
 import { describe, expect, test } from 'vitest'
 // By package name (the built lib/), not ../src: dependents' tests type-check against lib/, and two copies of a
 // class-typed `ctx.session` in one program would clash. `pnpm test` builds before it runs.
-import Session, {
-  MemorySessionStore, OUTCOME_UNKNOWN, pendingCallsOf, provideSession, type SessionEvent, type SessionStore,
-} from '@dshkit/session'
+import Session, { MemorySessionStore, OUTCOME_UNKNOWN, pendingCallsOf, provideSession, type SessionEvent, type SessionStore } from '@dshkit/session'
 
 const at = '2025-01-01T00:00:00.000Z'
 const call = (callId: string, name = 'fs_write'): SessionEvent => ({ type: 'tool/call', callId, name, arguments: { path: 'a' }, time: at })
@@ -14,18 +12,29 @@ const result = (callId: string): SessionEvent => ({ type: 'tool/result', callId,
 class RecordingStore implements SessionStore {
   appended: SessionEvent[] = []
   closed = 0
-  constructor(private readonly seed: SessionEvent[] = [], private readonly delay = (_e: SessionEvent) => Promise.resolve()) {}
-  async load() { return this.seed.slice() }
+  constructor(
+    private readonly seed: SessionEvent[] = [],
+    private readonly delay = (_e: SessionEvent) => Promise.resolve(),
+  ) {}
+  async load() {
+    return this.seed.slice()
+  }
   async append(event: SessionEvent) {
     await this.delay(event)
     this.appended.push(event)
   }
-  async close() { this.closed++ }
+  async close() {
+    this.closed++
+  }
 }
 
 function captureWarnings(ctx: Context) {
   const warnings: string[] = []
-  ctx.logger.exporter({ export: (m) => { if (m.type === 'warn') warnings.push(m.args.map(String).join(' ')) } })
+  ctx.logger.exporter({
+    export: (m) => {
+      if (m.type === 'warn') warnings.push(m.args.map(String).join(' '))
+    },
+  })
   return warnings
 }
 
@@ -59,20 +68,31 @@ describe('memory default', () => {
     const ctx = new Context()
     await ctx.plugin(Session)
     const failure = Object.freeze({
-      isError: true, error: { code: 'DENIED', message: 'no', source: 'fs-sandbox' }, content: [{ type: 'text', text: 'Error: no' }],
-      meta: { decidedBy: 'guard' }, additionalContexts: [],
+      isError: true,
+      error: { code: 'DENIED', message: 'no', source: 'fs-sandbox' },
+      content: [{ type: 'text', text: 'Error: no' }],
+      meta: { decidedBy: 'guard' },
+      additionalContexts: [],
     })
     await ctx.session.append({ type: 'tool/result', callId: 'c9', ...failure } as any)
     expect(ctx.session.events()[0]).toEqual({
-      type: 'tool/result', callId: 'c9', isError: true, error: { code: 'DENIED', message: 'no', source: 'fs-sandbox' },
-      content: [{ type: 'text', text: 'Error: no' }], meta: { decidedBy: 'guard' }, time: expect.any(String),
+      type: 'tool/result',
+      callId: 'c9',
+      isError: true,
+      error: { code: 'DENIED', message: 'no', source: 'fs-sandbox' },
+      content: [{ type: 'text', text: 'Error: no' }],
+      meta: { decidedBy: 'guard' },
+      time: expect.any(String),
     })
   })
 })
 
 describe('bad events are refused with a clear error and not recorded', () => {
   test.each([
-    [{ type: 'tool/started', callId: 'x' }, /type must be "tool\/call", "tool\/result", "context\/added", "fs\/write-intent", "fs\/edit-intent", "fs\/observed", "fs\/rewind", "job\/started", "job\/settled", "approval\/requested" or "approval\/answered"/],
+    [
+      { type: 'tool/started', callId: 'x' },
+      /type must be "tool\/call", "tool\/result", "context\/added", "fs\/write-intent", "fs\/edit-intent", "fs\/observed", "fs\/rewind", "job\/started", "job\/settled", "approval\/requested" or "approval\/answered"/,
+    ],
     [{ type: 'tool/call', callId: 'x', name: 'n' }, /arguments: is required/],
     [{ type: 'tool/call', callId: '', name: 'n', arguments: null }, /callId/],
     [{ type: 'tool/result', callId: 'x', isError: 'no', content: [] }, /isError/],
@@ -111,10 +131,12 @@ describe('durability and ordering', () => {
     })
     await ctx.plugin(Session, { store })
     const ids = Array.from({ length: 10 }, (_, i) => `c${i}`)
-    await Promise.all(ids.map(async (id) => {
-      await ctx.session.append(call(id))
-      expect(store.appended.some((e) => (e as any).callId === id)).toBe(true) // durable before resolving
-    }))
+    await Promise.all(
+      ids.map(async (id) => {
+        await ctx.session.append(call(id))
+        expect(store.appended.some((e) => (e as any).callId === id)).toBe(true) // durable before resolving
+      }),
+    )
     expect(store.appended.map((e) => (e as any).callId)).toEqual(ids)
     expect(ctx.session.events().map((e) => (e as any).callId)).toEqual(ids)
     expect(maxInStore).toBe(1)
@@ -172,7 +194,9 @@ describe('store seam', () => {
   test('a third-party store passed as config loads its events and is closed on dispose after queued appends', async () => {
     const ctx = new Context()
     let release!: () => void
-    const gate = new Promise<void>((resolve) => { release = resolve })
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
     const store = new RecordingStore([call('a'), result('a')], () => gate)
     const fiber = ctx.plugin(Session, { store })
     await fiber
@@ -201,7 +225,9 @@ describe('store seam', () => {
   test('a store that fails to load fails the plugin with its error and is closed', async () => {
     const ctx = new Context()
     const store = new RecordingStore()
-    store.load = async () => { throw new Error('log is locked') }
+    store.load = async () => {
+      throw new Error('log is locked')
+    }
     await expect(ctx.plugin(Session, { store })).rejects.toThrow('log is locked')
     expect(store.closed).toBe(1)
     expect(ctx.get('session')).toBeUndefined()
@@ -217,9 +243,18 @@ describe('store seam', () => {
     const ctx = new Context()
     let finishLoad!: () => void
     const store = new RecordingStore([call('old')])
-    store.load = () => new Promise((resolve) => { finishLoad = () => resolve([call('old')]) })
+    store.load = () =>
+      new Promise((resolve) => {
+        finishLoad = () => resolve([call('old')])
+      })
     let seen: number | undefined
-    ctx.plugin({ name: 'dependent', inject: ['session'], apply: (ctx: Context) => { seen = ctx.session.events().length } })
+    ctx.plugin({
+      name: 'dependent',
+      inject: ['session'],
+      apply: (ctx: Context) => {
+        seen = ctx.session.events().length
+      },
+    })
     ctx.plugin(Session, { store })
     await new Promise((resolve) => setTimeout(resolve, 10))
     expect(seen).toBeUndefined()
@@ -231,8 +266,9 @@ describe('store seam', () => {
   test('a second session provider is refused with a hint', async () => {
     const ctx = new Context()
     await ctx.plugin(Session)
-    await expect(ctx.plugin({ name: 'other-store', apply: (ctx: Context) => provideSession(ctx, new MemorySessionStore()) }))
-      .rejects.toThrow(/plug either @dshkit\/session \(in memory\) or one session store plugin/)
+    await expect(ctx.plugin({ name: 'other-store', apply: (ctx: Context) => provideSession(ctx, new MemorySessionStore()) })).rejects.toThrow(
+      /plug either @dshkit\/session \(in memory\) or one session store plugin/,
+    )
   })
 })
 
@@ -248,7 +284,10 @@ test('disposal: the service is gone and a held reference refuses to append', asy
 
 test('config validation: a store that is not a SessionStore', async () => {
   const ctx = new Context()
-  const error = await ctx.plugin(Session, { store: { load() {} } } as any).then(() => undefined, (e: Error) => e)
+  const error = await ctx.plugin(Session, { store: { load() {} } } as any).then(
+    () => undefined,
+    (e: Error) => e,
+  )
   expect(error).toBeInstanceOf(ValidationError)
   expect(error.message).toMatch(/store must be a SessionStore: an object with load\(\), append\(event\)/)
 })

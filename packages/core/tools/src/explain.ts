@@ -1,7 +1,7 @@
-import { deepFreeze } from './json.js'
+import { deepFreeze, errorMessage } from '@dshkit/common'
 import { abortedBeforeDispatch, checkCall, preExecute, type PipelineState } from './pipeline.js'
 import { makeExecution } from './prepare.js'
-import { decided, errorMessage, toolFailure } from './results.js'
+import { decided, toolFailure } from './results.js'
 import { isRewrite, MAX_REWRITES, rewriteExecution, tooManyRewrites, type Rewrite } from './rewrite.js'
 import { Trace, type TraceEntry } from './trace.js'
 import type { ApprovalGrant, Decider, ExecuteInput, JsonValue, PreparedCall, ToolErrorCode, ToolExecution, ToolFailure } from './types.js'
@@ -90,7 +90,13 @@ function denial(failure: ToolFailure): ExplainDecision {
   return { kind: 'deny', code: failure.error.code, by, source: failure.error.source ?? 'tools', reason: failure.error.message }
 }
 
-function explained(call: { callId: string; name: string; arguments: Readonly<JsonValue> } | undefined, exec: ToolExecution | undefined, decision: ExplainDecision, trace: Trace, by: string[]): Explanation {
+function explained(
+  call: { callId: string; name: string; arguments: Readonly<JsonValue> } | undefined,
+  exec: ToolExecution | undefined,
+  decision: ExplainDecision,
+  trace: Trace,
+  by: string[],
+): Explanation {
   const entries = trace.entries()
   const explanation: Explanation = {
     callId: exec?.callId ?? call?.callId ?? '',
@@ -100,7 +106,7 @@ function explained(call: { callId: string; name: string; arguments: Readonly<Jso
     trace: entries,
   }
   if (by.length) explanation.argumentsRewrittenBy = by
-  const notJudged = entries.flatMap((entry) => typeof entry.detail?.notJudged === 'string' ? [{ plugin: entry.plugin, why: entry.detail.notJudged }] : [])
+  const notJudged = entries.flatMap((entry) => (typeof entry.detail?.notJudged === 'string' ? [{ plugin: entry.plugin, why: entry.detail.notJudged }] : []))
   if (notJudged.length) explanation.notJudged = notJudged
   return deepFreeze(explanation)
 }

@@ -2,7 +2,7 @@ import type { Context, Hook } from 'cordis'
 
 /** The events whose listeners the runtime keeps itself, so dispatch never reads cordis' private hook lists. */
 export const TOOL_EVENTS = ['tools/pre-execute', 'tools/execute', 'tools/post-execute', 'tools/result'] as const
-export type ToolEvent = typeof TOOL_EVENTS[number]
+export type ToolEvent = (typeof TOOL_EVENTS)[number]
 
 export type ListenerLists = Record<ToolEvent, Hook[]>
 
@@ -21,34 +21,44 @@ export function listenerLists(ctx: Context): ListenerLists {
   const root = ctx.root
   let lists = perRoot.get(root)
   if (lists) return lists
-  const own: ListenerLists = lists = { 'tools/pre-execute': [], 'tools/execute': [], 'tools/post-execute': [], 'tools/result': [] }
+  const own: ListenerLists = (lists = { 'tools/pre-execute': [], 'tools/execute': [], 'tools/post-execute': [], 'tools/result': [] })
   perRoot.set(root, own)
-  root.on('internal/listener', function (this: Context, name: unknown, callback: (...args: any[]) => any, options: unknown) {
-    if (!isToolEvent(name)) return
-    const opts = (typeof options === 'object' && options ? options : { prepend: !!options }) as { prepend?: boolean; global?: boolean }
-    const list = own[name]
-    const hook = { ctx: this, callback, ...opts } as Hook
-    return this.fiber.effect(() => {
-      list[opts.prepend ? 'unshift' : 'push'](hook)
-      return () => {
-        const index = list.indexOf(hook)
-        if (index >= 0) list.splice(index, 1)
-      }
-    }, `ctx.on(${JSON.stringify(name)})`)
-  }, { global: true })
+  root.on(
+    'internal/listener',
+    function (this: Context, name: unknown, callback: (...args: any[]) => any, options: unknown) {
+      if (!isToolEvent(name)) return
+      const opts = (typeof options === 'object' && options ? options : { prepend: !!options }) as { prepend?: boolean; global?: boolean }
+      const list = own[name]
+      const hook = { ctx: this, callback, ...opts } as Hook
+      return this.fiber.effect(
+        () => {
+          list[opts.prepend ? 'unshift' : 'push'](hook)
+          return () => {
+            const index = list.indexOf(hook)
+            if (index >= 0) list.splice(index, 1)
+          }
+        },
+        `ctx.on(${JSON.stringify(name)})`,
+      )
+    },
+    { global: true },
+  )
   // A plugin without inject: ['tools'] may have registered before any runtime existed; its listener
   // sits in cordis' own list, which dispatch never reads. Take it over, so it is not silently lost.
   const early = (root as unknown as { events?: { _hooks?: Record<string, Hook[] | undefined> } }).events?._hooks ?? {}
   for (const name of TOOL_EVENTS) {
-    for (const hook of [...early[name] ?? []]) {
+    for (const hook of [...(early[name] ?? [])]) {
       const list = own[name]
-      hook.ctx.fiber.effect(() => {
-        list.push(hook)
-        return () => {
-          const index = list.indexOf(hook)
-          if (index >= 0) list.splice(index, 1)
-        }
-      }, `ctx.on(${JSON.stringify(name)})`)
+      hook.ctx.fiber.effect(
+        () => {
+          list.push(hook)
+          return () => {
+            const index = list.indexOf(hook)
+            if (index >= 0) list.splice(index, 1)
+          }
+        },
+        `ctx.on(${JSON.stringify(name)})`,
+      )
       // Out of cordis' list, or its own dispatch of the event (none today) would run it twice.
       early[name]!.splice(early[name]!.indexOf(hook), 1)
     }

@@ -1,23 +1,33 @@
+import { deepFreeze, snapshotJson, errorMessage, fuseSignals, onAbort } from '@dshkit/common'
 import type { Hook, Logger } from 'cordis'
-import { deepFreeze, snapshotJson } from './json.js'
-import {
-  checkContent, checkContexts, checkResult, decided, describe,
-  errorMessage, renderValue, safeProperty, toolFailure,
-} from './results.js'
-import { fuseSignals, neverAborted, onAbort } from './signals.js'
+import { checkContent, checkContexts, checkResult, decided, describe, renderValue, safeProperty, toolFailure } from './results.js'
 import { claimPost } from './post.js'
 import { isAbortSignal, makeExecution, prepareCall, preparedBy, type Checked, type RegisteredTool } from './prepare.js'
 export type { RegisteredTool } from './prepare.js'
-import { hookSource, isListenerError, runWaterfall, type WaterfallTrace } from './waterfall.js'
+import { hookSource, isListenerError, runWaterfall } from './waterfall.js'
 import { readDetail, setFields, Trace, type TraceDecision, type TraceEntry } from './trace.js'
 import { isRewrite, MAX_REWRITES, readRewrite, rewriteExecution, tooManyRewrites, withRewriteMeta, type Rewrite } from './rewrite.js'
 import type { ListenerLists, ToolEvent } from './listeners.js'
 import type {
-  ApprovalGrant, ApprovalService, ContextMessage, ExecuteInput, JsonValue, PostToolDecision, PreparedCall, PreToolDecision,
-  ToolExecution, ToolExecutionResult, ToolFailure, ToolGuard, ToolRunContext,
+  ApprovalGrant,
+  ApprovalService,
+  ContextMessage,
+  ExecuteInput,
+  JsonValue,
+  PostToolDecision,
+  PreparedCall,
+  PreToolDecision,
+  ToolExecution,
+  ToolExecutionResult,
+  ToolFailure,
+  ToolGuard,
+  ToolRunContext,
 } from './types.js'
 
-export interface RegisteredGuard { guard: ToolGuard; source: string }
+export interface RegisteredGuard {
+  guard: ToolGuard
+  source: string
+}
 
 /** Everything `execute` needs, held directly so the hot path never goes through cordis proxies. */
 export interface PipelineState {
@@ -58,8 +68,8 @@ function reportTo(state: PipelineState, event: string) {
 /** Step 1: the checked call, from a raw input or a call `prepare()` made (prepared again if its tool was replaced since). */
 export function checkCall(state: PipelineState, input: ExecuteInput | PreparedCall): Checked | Promise<Checked> {
   const known = preparedBy(input)
-  if (known && state.tools.get((input as PreparedCall).name) === known.entry) return { ...input as PreparedCall, entry: known.entry }
-  return prepareCall(state.tools, known ? known.raw : input as ExecuteInput)
+  if (known && state.tools.get((input as PreparedCall).name) === known.entry) return { ...(input as PreparedCall), entry: known.entry }
+  return prepareCall(state.tools, known ? known.raw : (input as ExecuteInput))
 }
 
 /** Steps 1–10 of the pipeline; never throws, always one frozen result and one `tools/result`. */
@@ -71,7 +81,7 @@ export async function runPipeline(state: PipelineState, input: ExecuteInput | Pr
   const trace = state.trace ? new Trace() : undefined
   let result: ToolExecutionResult
   try {
-    result = call.failure ?? await judge(state, exec, entry!, trace)
+    result = call.failure ?? (await judge(state, exec, entry!, trace))
     // Arguments rewritten by a pre-execute listener: the observers see the execution that ran.
     exec = rewritten.get(result) ?? exec
   } catch (error) {
@@ -90,7 +100,7 @@ async function judge(state: PipelineState, exec: ToolExecution, entry: Registere
   const outcome = await preExecute(state, exec, trace)
   if (isRewrite(outcome)) return judgeRewritten(state, exec, entry, outcome, trace)
   if (outcome?.error.code === 'ABORTED_BEFORE_DISPATCH') return outcome
-  const result = outcome ?? await dispatch(state, exec, entry, exec.input, trace)
+  const result = outcome ?? (await dispatch(state, exec, entry, exec.input, trace))
   return postExecute(state, exec, result, trace)
 }
 
@@ -113,7 +123,7 @@ async function judgeRewritten(state: PipelineState, exec: ToolExecution, entry: 
     outcome = await preExecute(state, exec, trace)
   }
   if (outcome?.error.code === 'ABORTED_BEFORE_DISPATCH') return note(withRewriteMeta(outcome, by, exec), exec)
-  const result = outcome ?? await dispatch(state, exec, entry, exec.input, trace)
+  const result = outcome ?? (await dispatch(state, exec, entry, exec.input, trace))
   return note(withRewriteMeta(await postExecute(state, exec, result, trace), by, exec), exec)
 }
 
@@ -152,7 +162,13 @@ function claimPre(value: unknown, source: string, inner: PreToolDecision | undef
       return { kind: 'deny', reason: d.reason, source: typeof d.source === 'string' ? d.source : source }
     case 'ask':
       // An inner rewrite restarts the judgement; this listener judged the old arguments and will judge the new ones.
-      return rewriteOf(inner) ?? { kind: 'ask', reason: typeof d.reason === 'string' ? d.reason : undefined, source: typeof d.source === 'string' ? d.source : source }
+      return (
+        rewriteOf(inner) ?? {
+          kind: 'ask',
+          reason: typeof d.reason === 'string' ? d.reason : undefined,
+          source: typeof d.source === 'string' ? d.source : source,
+        }
+      )
     default:
       throw new TypeError(`returned ${describe(value)} instead of a pre-execute decision (allow / deny / ask)`)
   }
@@ -174,7 +190,10 @@ export async function preExecute(state: PipelineState, exec: ToolExecution, trac
     try {
       const report = reportTo(state, 'tools/pre-execute')
       // One options shape whether tracing or not, so runWaterfall stays monomorphic.
-      decision = await runWaterfall(hooks, [exec], allow, claimPre, { report, trace: trace && { trace, phase: 'pre-execute', group: trace.group(), read: readPre } })
+      decision = await runWaterfall(hooks, [exec], allow, claimPre, {
+        report,
+        trace: trace && { trace, phase: 'pre-execute', group: trace.group(), read: readPre },
+      })
     } catch (error) {
       return pipelineError(error, 'tools/pre-execute', 'listener')
     }
@@ -193,7 +212,14 @@ export async function preExecute(state: PipelineState, exec: ToolExecution, trac
 }
 
 /** What a pre-execute listener's turn decided: `pass` when it comes to what its inner listeners decided. */
-function readPre(entry: TraceEntry, value: unknown, claimed: PreToolDecision, inner: PreToolDecision | undefined, _calls: number, passed: boolean): TraceDecision {
+function readPre(
+  entry: TraceEntry,
+  value: unknown,
+  claimed: PreToolDecision,
+  inner: PreToolDecision | undefined,
+  _calls: number,
+  passed: boolean,
+): TraceDecision {
   if (passed) return 'pass'
   const detail = readDetail(value)
   if (detail) entry.detail = detail
@@ -242,7 +268,9 @@ function runGuard(guard: ToolGuard, source: string, exec: ToolExecution): { fail
   if (isThenable(reason)) {
     // A promise would read as "[object Promise]": say what went wrong, and deny (fail closed).
     Promise.resolve(reason).catch(noop)
-    return { failure: denied(`guard of ${source} returned a Promise; guards are synchronous (use a tools/pre-execute listener for async checks)`, source, 'guard') }
+    return {
+      failure: denied(`guard of ${source} returned a Promise; guards are synchronous (use a tools/pre-execute listener for async checks)`, source, 'guard'),
+    }
   }
   if (typeof reason === 'string') return { failure: denied(reason, source, 'guard') }
   // A GuardDenial: its reason denies; its detail is for the trace.
@@ -302,7 +330,10 @@ async function dryAsk(approval: ApprovalService, exec: ToolExecution, decision: 
   if (typeof id === 'string') {
     const summary = safeProperty(grant, 'summary')
     trace.granted = typeof summary === 'string' ? { id, summary } : { id }
-    trace.close(record, 'allow', { reason: `would allow without asking: grant ${id}${typeof summary === 'string' ? ` (${summary})` : ''} covers ${askedText(decision)}`, detail: Object.freeze({ ...trace.granted }) })
+    trace.close(record, 'allow', {
+      reason: `would allow without asking: grant ${id}${typeof summary === 'string' ? ` (${summary})` : ''} covers ${askedText(decision)}`,
+      detail: Object.freeze({ ...trace.granted }),
+    })
     return
   }
   trace.asked = decision
@@ -326,12 +357,18 @@ async function dispatch(state: PipelineState, exec: ToolExecution, entry: Regist
   let running: Promise<unknown> | undefined
   const group = trace?.group() ?? 0
   // The innermost layer's exec carries the effective signal: the caller's fused with every wrapper's.
-  const body = (inner: readonly unknown[]) => running = trace
-    ? runBody(exec, (inner[0] as ToolExecution).signal, entry, args, trace, group, hooks.length)
-    : runBody(exec, (inner[0] as ToolExecution).signal, entry, args)
+  const body = (inner: readonly unknown[]) =>
+    (running = trace
+      ? runBody(exec, (inner[0] as ToolExecution).signal, entry, args, trace, group, hooks.length)
+      : runBody(exec, (inner[0] as ToolExecution).signal, entry, args))
   try {
     const traced = trace && { trace, phase: 'execute' as const, group, read: readWrapper }
-    return await runWaterfall(hooks, [exec], body, claimWrapped, { report: reportTo(state, 'tools/execute'), reentrant: true, rebind: passSignal, trace: traced })
+    return await runWaterfall(hooks, [exec], body, claimWrapped, {
+      report: reportTo(state, 'tools/execute'),
+      reentrant: true,
+      rebind: passSignal,
+      trace: traced,
+    })
   } catch (error) {
     // Quiescence: a wrapper that threw does not get to abandon a running body.
     await running
@@ -370,7 +407,15 @@ function closeBody(trace: Trace, turn: number, result: ToolExecutionResult) {
  * `signal` is the effective one (the caller's fused with every wrapper's); `exec.signal` is the caller's.
  * With a trace, the body's turn belongs to `group` at `depth` (inside the innermost wrapper).
  */
-async function runBody(exec: ToolExecution, signal: AbortSignal, entry: RegisteredTool, args: unknown, trace?: Trace, group = 0, depth = 0): Promise<ToolExecutionResult> {
+async function runBody(
+  exec: ToolExecution,
+  signal: AbortSignal,
+  entry: RegisteredTool,
+  args: unknown,
+  trace?: Trace,
+  group = 0,
+  depth = 0,
+): Promise<ToolExecutionResult> {
   const turn = trace ? trace.open('body', entry.source, group, depth) : -1
   const { def, source } = entry
   const contexts: ContextMessage[] = []
@@ -403,7 +448,15 @@ async function runBody(exec: ToolExecution, signal: AbortSignal, entry: Register
 }
 
 /** What the body returned, as a success; INVALID_RESULT when it is not JSON or `render()` fails. Never throws. */
-function bodyResult(exec: ToolExecution, def: RegisteredTool['def'], source: string, args: unknown, value: unknown, contexts: ContextMessage[], concludesTurn: boolean): ToolExecutionResult {
+function bodyResult(
+  exec: ToolExecution,
+  def: RegisteredTool['def'],
+  source: string,
+  args: unknown,
+  value: unknown,
+  contexts: ContextMessage[],
+  concludesTurn: boolean,
+): ToolExecutionResult {
   try {
     const json = snapshotJson(value === undefined ? null : value, 'the return value')
     const content = def.render ? checkContent(def.render(json as any, args), 'render()') : renderValue(json)
@@ -440,18 +493,32 @@ async function postExecute(state: PipelineState, exec: ToolExecution, result: To
   const start = deepFreeze(result)
   try {
     const report = reportTo(state, 'tools/post-execute')
-    return await runWaterfall(hooks, [exec, start], async () => start, claimPost, { report, trace: trace && { trace, phase: 'post-execute', group: trace.group(), read: readPost } })
+    return await runWaterfall(hooks, [exec, start], async () => start, claimPost, {
+      report,
+      trace: trace && { trace, phase: 'post-execute', group: trace.group(), read: readPost },
+    })
   } catch (error) {
     return pipelineError(error, 'tools/post-execute', 'listener')
   }
 }
 
 /** A post-execute listener's turn: its decision's kind, the contexts it added and its detail. */
-function readPost(entry: TraceEntry, value: unknown, _claimed: ToolExecutionResult, _inner: ToolExecutionResult | undefined, _calls: number, passed: boolean): TraceDecision {
+function readPost(
+  entry: TraceEntry,
+  value: unknown,
+  _claimed: ToolExecutionResult,
+  _inner: ToolExecutionResult | undefined,
+  _calls: number,
+  passed: boolean,
+): TraceDecision {
   if (passed) return 'pass'
   // The claim validated it already: a decision of a known kind.
   const decision = value as PostToolDecision
-  setFields(entry, { reason: decision.kind === 'block' ? decision.reason : undefined, contexts: decision.additionalContexts?.length, detail: readDetail(value) })
+  setFields(entry, {
+    reason: decision.kind === 'block' ? decision.reason : undefined,
+    contexts: decision.additionalContexts?.length,
+    detail: readDetail(value),
+  })
   return decision.kind
 }
 

@@ -36,7 +36,9 @@ export function definePlugin<S extends StandardSchemaV1>(plugin: PluginDefinitio
   if (typeof plugin.apply !== 'function') throw new TypeError(`${label}: apply must be a function (ctx, config) => dispose?`)
   // Arrow functions and methods have no prototype; a `function` declaration or a class does, and cordis would `new` it.
   if (plugin.apply.prototype !== undefined) {
-    throw new TypeError(`${label}: apply is a \`function\` declaration, which cordis calls with \`new\`, losing the disposer it returns; write it as an arrow: export const apply = (ctx, config) => { ... }`)
+    throw new TypeError(
+      `${label}: apply is a \`function\` declaration, which cordis calls with \`new\`, losing the disposer it returns; write it as an arrow: export const apply = (ctx, config) => { ... }`,
+    )
   }
   checkStrict(label, plugin.Config)
   return plugin as unknown as DefinedPlugin<S>
@@ -49,5 +51,6 @@ function checkStrict(label: string, schema: StandardSchemaV1) {
   if (typeof (outcome as Promise<unknown>)?.then === 'function') return // an async schema: cannot be probed at load
   const issues = (outcome as StandardSchemaV1.Result<unknown>).issues ?? []
   const refused = issues.some((issue) => issue.path?.some((part) => (typeof part === 'object' ? part.key : part) === PROBE) || issue.message.includes(PROBE))
-  if (!refused) throw new TypeError(`${label}: Config accepts unknown keys, so a typo would be dropped silently; build it with strictConfig({ ... }) from @dshkit/tools`)
+  if (!refused)
+    throw new TypeError(`${label}: Config accepts unknown keys, so a typo would be dropped silently; build it with strictConfig({ ... }) from @dshkit/tools`)
 }

@@ -1,4 +1,4 @@
-import { deepFreeze } from './json.js'
+import { deepFreeze } from '@dshkit/common'
 import { checkPostDecision, decided, toolFailure } from './results.js'
 import { joinText } from './content.js'
 import type { PostToolDecision, ToolExecutionResult } from './types.js'
@@ -11,7 +11,7 @@ const ERROR_PREFIX = 'Error: '
  * stays a failure, its content one `Error: <message>` block); block turns it into a BLOCKED failure.
  */
 export function applyDecision(inner: Readonly<ToolExecutionResult>, decision: PostToolDecision): ToolExecutionResult {
-  const contexts = [...inner.additionalContexts ?? [], ...decision.additionalContexts ?? []]
+  const contexts = [...(inner.additionalContexts ?? []), ...(decision.additionalContexts ?? [])]
   let next: ToolExecutionResult
   switch (decision.kind) {
     case 'accept':
@@ -19,7 +19,7 @@ export function applyDecision(inner: Readonly<ToolExecutionResult>, decision: Po
       break
     case 'replace': {
       // Who rewrote the content stays visible to anyone auditing the result.
-      const meta = { ...inner.meta, ...decision.meta, ...decision.source && { replacedBy: decision.source } }
+      const meta = { ...inner.meta, ...decision.meta, ...(decision.source && { replacedBy: decision.source }) }
       if (inner.isError) {
         // Redaction and spilling also reach error.message: the message is the replacement's text.
         const text = joinText(decision.content)
@@ -44,5 +44,5 @@ export function applyDecision(inner: Readonly<ToolExecutionResult>, decision: Po
 export function claimPost(value: unknown, source: string, inner: ToolExecutionResult | undefined, args: readonly unknown[]): ToolExecutionResult {
   let decision = checkPostDecision(value)
   if ((decision.kind === 'block' || decision.kind === 'replace') && !decision.source) decision = { ...decision, source }
-  return applyDecision(inner ?? args[1] as ToolExecutionResult, decision)
+  return applyDecision(inner ?? (args[1] as ToolExecutionResult), decision)
 }

@@ -1,10 +1,12 @@
+import { deepFreeze, snapshotJson, errorMessage, neverAborted } from '@dshkit/common'
 import { randomUUID } from 'node:crypto'
-import { deepFreeze, snapshotJson } from './json.js'
-import { decided, errorMessage, safeProperty, toolFailure } from './results.js'
-import { neverAborted } from './signals.js'
+import { decided, safeProperty, toolFailure } from './results.js'
 import type { ExecuteInput, JsonValue, PreparedCall, ToolDefinition, ToolExecution, ToolFailure } from './types.js'
 
-export interface RegisteredTool { def: ToolDefinition; source: string }
+export interface RegisteredTool {
+  def: ToolDefinition
+  source: string
+}
 
 /** What only the runtime knows about a prepared call: the registration it was validated against. */
 interface Prepared {
@@ -48,12 +50,23 @@ export function prepareCall(tools: Map<string, RegisteredTool>, input: ExecuteIn
   const parent = safeProperty(input, 'parent')
   const rawArgs = safeProperty(input, 'arguments')
   const entry = tools.get(name)
-  const make = (input: unknown, failure?: ToolFailure, args: Readonly<JsonValue> = null): Checked => (
-    { callId, name, arguments: args, input, definition: entry?.def, failure, signal, parent: parent as symbol | undefined, entry }
-  )
+  const make = (input: unknown, failure?: ToolFailure, args: Readonly<JsonValue> = null): Checked => ({
+    callId,
+    name,
+    arguments: args,
+    input,
+    definition: entry?.def,
+    failure,
+    signal,
+    parent: parent as symbol | undefined,
+    entry,
+  })
   // A caller's non-signal would silently make the call uncancellable: refuse it instead.
   if (rawSignal !== undefined && !signal) {
-    return make(undefined, decided(toolFailure('PIPELINE_ERROR', 'execute() got a signal that is not an AbortSignal; pass an AbortSignal or leave it out', 'caller'), 'registry'))
+    return make(
+      undefined,
+      decided(toolFailure('PIPELINE_ERROR', 'execute() got a signal that is not an AbortSignal; pass an AbortSignal or leave it out', 'caller'), 'registry'),
+    )
   }
   let args: JsonValue
   try {
@@ -63,14 +76,15 @@ export function prepareCall(tools: Map<string, RegisteredTool>, input: ExecuteIn
     return make(undefined, decided(toolFailure('INVALID_ARGS', `invalid arguments for ${name}: ${errorMessage(error)}`, 'tools'), 'registry'))
   }
   if (!entry) return make(undefined, unknownTool(tools, name), args)
-  const invalid = (issues: string) => make(undefined, decided(toolFailure('INVALID_ARGS', `invalid arguments for ${name}: ${issues}`, 'tools'), 'registry'), args)
+  const invalid = (issues: string) =>
+    make(undefined, decided(toolFailure('INVALID_ARGS', `invalid arguments for ${name}: ${issues}`, 'tools'), 'registry'), args)
   let outcome: ReturnType<ToolDefinition['parameters']['~standard']['validate']>
   try {
     outcome = entry.def.parameters['~standard'].validate(args)
   } catch (error) {
     return invalid(`the schema failed: ${errorMessage(error)}`)
   }
-  const settle = (result: Awaited<typeof outcome>) => result.issues ? invalid(describeIssues(result.issues)) : make(deepFreeze(result.value), undefined, args)
+  const settle = (result: Awaited<typeof outcome>) => (result.issues ? invalid(describeIssues(result.issues)) : make(deepFreeze(result.value), undefined, args))
   if (!isThenable(outcome)) return settle(outcome)
   return outcome.then(settle, (error: unknown) => invalid(`the schema failed: ${errorMessage(error)}`))
 }
@@ -95,10 +109,12 @@ function quoteName(name: string): string {
 }
 
 function describeIssues(issues: readonly { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] }[]): string {
-  return issues.map((issue) => {
-    const path = issue.path?.map((p) => typeof p === 'object' ? String(p.key) : String(p)).join('.')
-    return path ? `${path}: ${issue.message}` : issue.message
-  }).join('; ')
+  return issues
+    .map((issue) => {
+      const path = issue.path?.map((p) => (typeof p === 'object' ? String(p.key) : String(p))).join('.')
+      return path ? `${path}: ${issue.message}` : issue.message
+    })
+    .join('; ')
 }
 
 /** The frozen execution a prepared call runs as; a fresh token per execute(). */

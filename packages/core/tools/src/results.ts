@@ -1,12 +1,18 @@
-import { snapshotJson } from './json.js'
-import type {
-  ContentBlock, ContextMessage, Decider, JsonValue, PostToolDecision, ToolErrorCode,
-  ToolExecutionResult, ToolFailure, ToolSuccess,
-} from './types.js'
+import { snapshotJson } from '@dshkit/common'
+import type { ContentBlock, ContextMessage, Decider, JsonValue, PostToolDecision, ToolErrorCode, ToolExecutionResult, ToolFailure } from './types.js'
 
 const codes = new Set<ToolErrorCode>([
-  'UNKNOWN_TOOL', 'INVALID_ARGS', 'DENIED', 'ABORTED_BEFORE_DISPATCH', 'ABORTED', 'TOOL_ERROR',
-  'TOOL_TIMEOUT', 'BLOCKED', 'INVALID_RESULT', 'PIPELINE_ERROR', 'TOOL_OUTCOME_UNKNOWN',
+  'UNKNOWN_TOOL',
+  'INVALID_ARGS',
+  'DENIED',
+  'ABORTED_BEFORE_DISPATCH',
+  'ABORTED',
+  'TOOL_ERROR',
+  'TOOL_TIMEOUT',
+  'BLOCKED',
+  'INVALID_RESULT',
+  'PIPELINE_ERROR',
+  'TOOL_OUTCOME_UNKNOWN',
 ])
 
 export function isToolErrorCode(code: unknown): code is ToolErrorCode {
@@ -30,7 +36,7 @@ export function decided(result: ToolFailure, by: Decider): ToolFailure {
 
 /** Default rendering: a string is one text block, anything else pretty JSON. */
 export function renderValue(value: JsonValue): ContentBlock[] {
-  return [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) ?? 'null' }]
+  return [{ type: 'text', text: typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? 'null') }]
 }
 
 /** Checks and copies content blocks; throws a TypeError saying what is wrong. */
@@ -111,38 +117,12 @@ export function describe(value: unknown): string {
   try {
     if (value === undefined) return 'undefined'
     if (value === null) return 'null'
-    if (typeof value === 'object') return Array.isArray(value) ? 'an array' : `an object${'kind' in value ? ` of kind ${JSON.stringify((value as any).kind)}` : ''}`
+    if (typeof value === 'object')
+      return Array.isArray(value) ? 'an array' : `an object${'kind' in value ? ` of kind ${JSON.stringify((value as any).kind)}` : ''}`
     return `a ${typeof value}`
   } catch {
     return `a ${typeof value} that cannot be inspected`
   }
-}
-
-/**
- * A thrown value as one line of text. Never throws: a hostile value (a throwing `message` getter or
- * `toString`, a null-prototype object, a Proxy that throws on every trap) gets a generic description.
- */
-export function errorMessage(error: unknown): string {
-  try {
-    return describeThrown(error)
-  } catch {
-    return `a thrown ${typeof error} that cannot be described`
-  }
-}
-
-function describeThrown(error: unknown): string {
-  if (error instanceof Error) {
-    const message: unknown = error.message
-    if (typeof message === 'string' && message) return message
-    const name: unknown = error.name
-    return typeof name === 'string' && name ? name : 'Error'
-  }
-  if (error !== null && typeof error === 'object') {
-    const message = (error as { message?: unknown }).message
-    if (typeof message === 'string' && message) return message
-  }
-  const text: unknown = String(error)
-  return typeof text === 'string' ? text : `a thrown ${typeof error}`
 }
 
 /** Reads one property of a thrown value; a throwing getter or Proxy trap reads as undefined. */

@@ -1,5 +1,5 @@
-import { deepFreeze, snapshotJson } from './json.js'
-import { decided, errorMessage, toolFailure } from './results.js'
+import { deepFreeze, snapshotJson, errorMessage } from '@dshkit/common'
+import { decided, toolFailure } from './results.js'
 import { makeExecution, prepareCall, type Checked, type RegisteredTool } from './prepare.js'
 import type { JsonValue, PreToolDecision, ToolExecution, ToolExecutionResult, ToolFailure } from './types.js'
 
@@ -39,19 +39,33 @@ export function readRewrite(decision: Extract<PreToolDecision, { kind: 'allow' }
  */
 export async function rewriteExecution(entry: RegisteredTool, exec: ToolExecution, rewrite: Rewrite): Promise<ToolExecution | ToolFailure> {
   let checked: Checked | Promise<Checked> = prepareCall(new Map([[exec.name, entry]]), {
-    callId: exec.callId, name: exec.name, arguments: rewrite.arguments, signal: exec.signal, parent: exec.parent,
+    callId: exec.callId,
+    name: exec.name,
+    arguments: rewrite.arguments,
+    signal: exec.signal,
+    parent: exec.parent,
   })
   if (checked instanceof Promise) checked = await checked
   if (checked.failure) {
     const message = checked.failure.error.message.replace(`invalid arguments for ${exec.name}: `, '')
-    return decided(toolFailure('INVALID_ARGS', `invalid arguments for ${exec.name} from the rewrite by ${rewrite.source}: ${message}`, rewrite.source), 'listener')
+    return decided(
+      toolFailure('INVALID_ARGS', `invalid arguments for ${exec.name} from the rewrite by ${rewrite.source}: ${message}`, rewrite.source),
+      'listener',
+    )
   }
   // The same call: its token, and in a dry run its dry-run flag.
-  return Object.freeze({ ...makeExecution(checked), token: exec.token, ...exec.dryRun && { dryRun: true as const } })
+  return Object.freeze({ ...makeExecution(checked), token: exec.token, ...(exec.dryRun && { dryRun: true as const }) })
 }
 
 export function tooManyRewrites(exec: ToolExecution, by: readonly string[], source: string): ToolFailure {
-  return decided(toolFailure('DENIED', `the arguments of ${exec.name} were rewritten ${by.length} times already (by ${by.join(', ')}); another rewrite by ${source} is denied so rewriting listeners cannot loop`, source), 'listener')
+  return decided(
+    toolFailure(
+      'DENIED',
+      `the arguments of ${exec.name} were rewritten ${by.length} times already (by ${by.join(', ')}); another rewrite by ${source} is denied so rewriting listeners cannot loop`,
+      source,
+    ),
+    'listener',
+  )
 }
 
 /** Who rewrote the arguments and what they became, on the final result (the session log keeps meta). */

@@ -8,8 +8,18 @@ import { Config, type ConfigInput } from './config.js'
 import { prepareCall, publish } from './prepare.js'
 import { listenerLists, TOOL_EVENTS, type ToolEvent } from './listeners.js'
 import type {
-  DispatchOptions, ExecuteInput, JsonValue, JsonValueCheck, PostToolDecision, PreparedCall, PreToolDecision, ToolDefinition, ToolExecution,
-  ToolExecutionResult, ToolGuard, ToolSchema,
+  DispatchOptions,
+  ExecuteInput,
+  JsonValue,
+  JsonValueCheck,
+  PostToolDecision,
+  PreparedCall,
+  PreToolDecision,
+  ToolDefinition,
+  ToolExecution,
+  ToolExecutionResult,
+  ToolGuard,
+  ToolSchema,
 } from './types.js'
 
 declare module 'cordis' {
@@ -24,11 +34,14 @@ declare module 'cordis' {
      * listeners and resolves with the result after their decisions applied (frozen). Return that very
      * object or `{ kind: 'accept' }` to keep it; the runtime applies any other decision to it.
      */
-    'tools/post-execute'(exec: ToolExecution, result: Readonly<ToolExecutionResult>, next: () => Promise<Readonly<ToolExecutionResult>>): Promise<PostToolDecision | Readonly<ToolExecutionResult>>
+    'tools/post-execute'(
+      exec: ToolExecution,
+      result: Readonly<ToolExecutionResult>,
+      next: () => Promise<Readonly<ToolExecutionResult>>,
+    ): Promise<PostToolDecision | Readonly<ToolExecutionResult>>
     'tools/result'(exec: ToolExecution, result: Readonly<ToolExecutionResult>): void
   }
 }
-
 
 /** The `tools` service: registry, guards and the execution pipeline. */
 export class ToolRuntime extends Service {
@@ -62,10 +75,10 @@ export class ToolRuntime extends Service {
     const scope = new WeakMap<Hook, boolean>()
     const inScope = (hook: Hook) => {
       let verdict = scope.get(hook)
-      if (verdict === undefined) scope.set(hook, verdict = !!hook.global || this[Context.filter](hook.ctx) === true)
+      if (verdict === undefined) scope.set(hook, (verdict = !!hook.global || this[Context.filter](hook.ctx) === true))
       return verdict
     }
-    const state: PipelineState = this.state = {
+    const state: PipelineState = (this.state = {
       tools: new Map<string, RegisteredTool>(),
       guards: new Set<RegisteredGuard>(),
       bounders: new Set(),
@@ -74,7 +87,7 @@ export class ToolRuntime extends Service {
       approval: () => ctx.get('approval'),
       logger: ctx.logger('tools'),
       trace: config.trace,
-    }
+    })
     // An own closure, so the hot path never reads `this` through cordis's service proxy.
     this.execute = (input) => runPipeline(state, input)
     this.prepare = async (input) => publish(await prepareCall(state.tools, input), input)
@@ -82,7 +95,9 @@ export class ToolRuntime extends Service {
   }
 
   /** Adds a tool for as long as the calling plugin lives. */
-  register<S extends StandardSchemaV1, Value = JsonValue>(tool: ToolDefinition<StandardSchemaV1.InferOutput<S>, Value> & { parameters: S } & JsonValueCheck<Value>): () => void {
+  register<S extends StandardSchemaV1, Value = JsonValue>(
+    tool: ToolDefinition<StandardSchemaV1.InferOutput<S>, Value> & { parameters: S } & JsonValueCheck<Value>,
+  ): () => void {
     // Generic like defineTool, so an inline definition's `execute(args)` is typed from its schema.
     const def = tool as unknown as ToolDefinition
     checkDefinition(def)

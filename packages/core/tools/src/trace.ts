@@ -1,5 +1,5 @@
-import { snapshotJson } from './json.js'
-import { errorMessage, safeProperty } from './results.js'
+import { snapshotJson, errorMessage } from '@dshkit/common'
+import { safeProperty } from './results.js'
 import type { ApprovalGrant, PreToolDecision, ToolErrorCode, TraceDetail } from './types.js'
 export type { TraceDetail } from './types.js'
 
@@ -16,10 +16,7 @@ export type TracePhase = 'pre-execute' | 'guard' | 'approval' | 'execute' | 'bod
  * - post-execute: `accept` / `replace` / `block`; finalize: `pass` / `replace`;
  * - `error`: it threw or returned something malformed (the call's result is PIPELINE_ERROR), or a finalizer threw.
  */
-export type TraceDecision =
-  | 'pass' | 'allow' | 'deny' | 'ask' | 'rewrite'
-  | 'wrapped' | 'replaced' | 'ok' | 'failed'
-  | 'accept' | 'replace' | 'block' | 'error'
+export type TraceDecision = 'pass' | 'allow' | 'deny' | 'ask' | 'rewrite' | 'wrapped' | 'replaced' | 'ok' | 'failed' | 'accept' | 'replace' | 'block' | 'error'
 
 /** One plugin's turn in one call, in the order the turns started (`meta.trace`, `explain().trace`). */
 export interface TraceEntry {
@@ -96,7 +93,8 @@ export class Trace {
    * ended; a layer that handed back that turn's promise ran no code after it, so it ended then too.
    */
   innerEnd(turn: number): number | undefined {
-    const t = this.times, i = (turn + 1) * 4
+    const t = this.times,
+      i = (turn + 1) * 4
     if (i >= t.length || t[i + 2] !== t[turn * 4 + 2] || t[i + 3] !== t[turn * 4 + 3] + 1) return undefined
     return t[i + 1] || undefined
   }
@@ -111,7 +109,8 @@ export class Trace {
     const n = list.length
     let group = -1
     for (let i = 0; i < n; i++) {
-      const g = t[i * 4 + 2], depth = t[i * 4 + 3]
+      const g = t[i * 4 + 2],
+        depth = t[i * 4 + 3]
       const span = t[i * 4 + 1] - t[i * 4]
       own[i] = span
       if (g === 0) continue
@@ -124,7 +123,7 @@ export class Trace {
       if (parent !== undefined) own[parent] -= span
     }
     for (let i = 0; i < n; i++) {
-      list[i].ms = round(own[i] > 0 ? own[i] : 0)
+      list[i].ms = round(Math.max(own[i], 0))
       // Frozen here, flat: the result's deep freeze then skips them (its key walk was a tenth of a traced call).
       Object.freeze(list[i])
     }

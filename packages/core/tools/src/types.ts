@@ -1,32 +1,36 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec'
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue }
+import type { JsonValue } from '@dshkit/common'
+export type { JsonValue }
 
 /**
  * `T` itself when every part of it survives JSON (interfaces included: no index signature needed);
  * a function, Date, Map, bigint, symbol or an `undefined` array item turns that part into `never`, so `T` no longer fits.
  * An object field may be optional or `undefined`: the runtime drops it, as JSON.stringify does.
  */
-export type JsonCompatible<T> =
-  T extends null | boolean | number | string ? T
-    : T extends bigint | symbol | undefined | ((...args: never[]) => unknown) ? never
-      : T extends readonly unknown[] ? { [K in keyof T]: JsonCompatible<T[K]> }
-        : T extends object ? { [K in keyof T]: JsonCompatibleField<T[K]> }
-          : never
+export type JsonCompatible<T> = T extends null | boolean | number | string
+  ? T
+  : T extends bigint | symbol | undefined | ((...args: never[]) => unknown)
+    ? never
+    : T extends readonly unknown[]
+      ? { [K in keyof T]: JsonCompatible<T[K]> }
+      : T extends object
+        ? { [K in keyof T]: JsonCompatibleField<T[K]> }
+        : never
 
 /**
  * Intersected with a tool definition by defineTool/register: nothing when `Value` is JSON-compatible, else a
  * required key whose name says what is wrong (a generic constraint cannot refer to itself through a conditional type).
  */
-export type JsonValueCheck<Value> = [Value] extends [JsonValue | void] ? unknown
-  : [Value] extends [JsonCompatible<Value>] ? unknown
-  : { 'execute returns a function, Date, bigint or another non-JSON value: return plain data': never }
+export type JsonValueCheck<Value> = [Value] extends [JsonValue | void]
+  ? unknown
+  : [Value] extends [JsonCompatible<Value>]
+    ? unknown
+    : { 'execute returns a function, Date, bigint or another non-JSON value: return plain data': never }
 
 type JsonCompatibleField<T> = undefined extends T ? JsonCompatible<T> | undefined : JsonCompatible<T>
 
-export type ContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'image'; data: string; mimeType: string }
+export type ContentBlock = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string }
 
 /** A message injected after the batch's results (FIFO, model order). */
 export interface ContextMessage {
@@ -60,6 +64,7 @@ export interface ToolExecution {
  * `declare module '@dshkit/tools' { interface ToolInputs { fs_write: { path: string; content: string } } }`.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-interface
+// biome-ignore lint/suspicious/noEmptyInterface: plugins add their tools' inputs by declaration merging
 export interface ToolInputs {}
 
 /** An execution of the tool `Name`, its `input` typed from `ToolInputs`. */
@@ -117,8 +122,16 @@ export interface FsAccess {
 }
 
 export type ToolErrorCode =
-  | 'UNKNOWN_TOOL' | 'INVALID_ARGS' | 'DENIED' | 'ABORTED_BEFORE_DISPATCH'
-  | 'ABORTED' | 'TOOL_ERROR' | 'TOOL_TIMEOUT' | 'BLOCKED' | 'INVALID_RESULT' | 'PIPELINE_ERROR'
+  | 'UNKNOWN_TOOL'
+  | 'INVALID_ARGS'
+  | 'DENIED'
+  | 'ABORTED_BEFORE_DISPATCH'
+  | 'ABORTED'
+  | 'TOOL_ERROR'
+  | 'TOOL_TIMEOUT'
+  | 'BLOCKED'
+  | 'INVALID_RESULT'
+  | 'PIPELINE_ERROR'
   | 'TOOL_OUTCOME_UNKNOWN'
 
 export interface ToolError {
@@ -129,37 +142,37 @@ export interface ToolError {
 
 export type ToolExecutionResult =
   | {
-    isError: false
-    value: JsonValue
-    content: ContentBlock[]
-    meta?: Record<string, JsonValue>
-    additionalContexts?: ContextMessage[]
-    concludesTurn?: boolean
-  }
+      isError: false
+      value: JsonValue
+      content: ContentBlock[]
+      meta?: Record<string, JsonValue>
+      additionalContexts?: ContextMessage[]
+      concludesTurn?: boolean
+    }
   | {
-    isError: true
-    error: ToolError
-    content: ContentBlock[]
-    meta?: Record<string, JsonValue>
-    additionalContexts?: ContextMessage[]
-  }
+      isError: true
+      error: ToolError
+      content: ContentBlock[]
+      meta?: Record<string, JsonValue>
+      additionalContexts?: ContextMessage[]
+    }
 
 export type ToolSuccess = Extract<ToolExecutionResult, { isError: false }>
 export type ToolFailure = Extract<ToolExecutionResult, { isError: true }>
 
 export type PreToolDecision =
   | {
-    kind: 'allow'
-    /**
-     * New arguments for the call (e.g. a hook's `updatedInput`). They are validated by the tool's `parameters`
-     * and the whole pre-execute judgement (every listener, every guard, approval) starts over with them;
-     * INVALID_ARGS names `source` when they do not fit. Equal to the current arguments = a plain allow.
-     */
-    updatedArguments?: JsonValue
-    /** Who rewrote the arguments; defaults to the listener's plugin. Recorded in `meta.argumentsRewrittenBy`. */
-    source?: string
-    detail?: TraceDetail
-  }
+      kind: 'allow'
+      /**
+       * New arguments for the call (e.g. a hook's `updatedInput`). They are validated by the tool's `parameters`
+       * and the whole pre-execute judgement (every listener, every guard, approval) starts over with them;
+       * INVALID_ARGS names `source` when they do not fit. Equal to the current arguments = a plain allow.
+       */
+      updatedArguments?: JsonValue
+      /** Who rewrote the arguments; defaults to the listener's plugin. Recorded in `meta.argumentsRewrittenBy`. */
+      source?: string
+      detail?: TraceDetail
+    }
   | { kind: 'deny'; reason: string; source?: string; detail?: TraceDetail }
   | { kind: 'ask'; reason?: string; source?: string; detail?: TraceDetail }
 

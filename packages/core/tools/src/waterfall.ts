@@ -1,10 +1,13 @@
+import { errorMessage } from '@dshkit/common'
 import type { Hook } from 'cordis'
-import { errorMessage } from './results.js'
 import type { Trace, TraceDecision, TraceEntry, TracePhase } from './trace.js'
 
 /** A throw from a listener or wrapper, tagged with the plugin that threw it. */
 export class ListenerError extends Error {
-  constructor(readonly source: string, readonly reason: unknown) {
+  constructor(
+    readonly source: string,
+    readonly reason: unknown,
+  ) {
     super(errorMessage(reason))
   }
 }
@@ -30,7 +33,7 @@ export function hookSource(hook: Hook): string {
 const names = new WeakMap<Hook, string>()
 function cachedSource(hook: Hook): string {
   let name = names.get(hook)
-  if (name === undefined) names.set(hook, name = hookSource(hook))
+  if (name === undefined) names.set(hook, (name = hookSource(hook)))
   return name
 }
 
@@ -132,7 +135,7 @@ async function enter<R>(waterfall: Waterfall<R>, index: number, args: readonly u
     }
     layer.calls++
     layer.running = true
-    return layer.current = step(layer, rebound)
+    return (layer.current = step(layer, rebound))
   }
   const traced = waterfall.trace
   const turn = traced ? traced.trace.open(traced.phase, cachedSource(hook), traced.group, index) : -1
@@ -145,12 +148,23 @@ async function enter<R>(waterfall: Waterfall<R>, index: number, args: readonly u
     value = await returned
   } catch (error) {
     layer.returned = true
-    if (turn >= 0) traced!.trace.close(turn, error === layer.failure ? 'pass' : 'error', { reason: errorMessage(isListenerError(error) ? error.reason : error) })
+    if (turn >= 0)
+      traced!.trace.close(turn, error === layer.failure ? 'pass' : 'error', { reason: errorMessage(isListenerError(error) ? error.reason : error) })
     throw isListenerError(error) ? error : new ListenerError(hookSource(hook), error)
   }
   layer.returned = true
   if (layer.calls && value === layer.passed) {
-    if (turn >= 0) closeTurn(traced!, turn, value, layer.passed as R, layer.passed, layer.calls, true, handedBack && layer.calls === 1 ? traced!.trace.innerEnd(turn) : undefined)
+    if (turn >= 0)
+      closeTurn(
+        traced!,
+        turn,
+        value,
+        layer.passed as R,
+        layer.passed,
+        layer.calls,
+        true,
+        handedBack && layer.calls === 1 ? traced!.trace.innerEnd(turn) : undefined,
+      )
     return layer.passed as R
   }
   if (layer.calls && value === undefined) {
@@ -185,14 +199,16 @@ function closeTurn<R>(traced: WaterfallTrace<R>, turn: number, value: unknown, c
 
 async function step<R>(layer: Layer<R>, rebound: ReturnType<Rebind>): Promise<R> {
   try {
-    return layer.passed = await enter(layer.waterfall, layer.index + 1, rebound ? rebound.args : layer.args)
+    return (layer.passed = await enter(layer.waterfall, layer.index + 1, rebound ? rebound.args : layer.args))
   } catch (error) {
     // Only on failure, so the hot path pays nothing: handled before it rejects, whoever holds it.
     layer.current!.then(undefined, noop)
     layer.failure = error
     if (layer.returned) {
       const { report } = layer.waterfall
-      report.warn(`${hookSource(layer.hook)} returned from ${report.event} without awaiting next(); what ran inside it failed afterwards and was dropped: ${errorMessage(error)}`)
+      report.warn(
+        `${hookSource(layer.hook)} returned from ${report.event} without awaiting next(); what ran inside it failed afterwards and was dropped: ${errorMessage(error)}`,
+      )
     }
     throw error
   } finally {

@@ -14,7 +14,9 @@ describe('boundsOutput()', () => {
   test('the returned disposer withdraws the declaration; two declarations count separately', async () => {
     const { ctx } = await setup()
     let first!: () => void
-    await plug(ctx, 'a', (ctx) => { first = ctx.tools.boundsOutput() })
+    await plug(ctx, 'a', (ctx) => {
+      first = ctx.tools.boundsOutput()
+    })
     const b = await plug(ctx, 'b', (ctx) => void ctx.tools.boundsOutput())
     first()
     expect(ctx.tools.outputBounded).toBe(true)

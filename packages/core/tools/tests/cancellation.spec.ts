@@ -6,7 +6,15 @@ describe('caller abort', () => {
   test('before dispatch → ABORTED_BEFORE_DISPATCH, no body', async () => {
     const { ctx, observed } = await setup()
     let ran = false
-    await plug(ctx, 'p', (ctx) => ctx.tools.register(tool({ execute: () => { ran = true } })))
+    await plug(ctx, 'p', (ctx) =>
+      ctx.tools.register(
+        tool({
+          execute: () => {
+            ran = true
+          },
+        }),
+      ),
+    )
     const controller = new AbortController()
     controller.abort()
     expect(await ctx.tools.execute(call('probe', {}, controller.signal))).toMatchObject({ error: { code: 'ABORTED_BEFORE_DISPATCH' } })
@@ -20,8 +28,17 @@ describe('caller abort', () => {
     let post = 0
     const controller = new AbortController()
     await plug(ctx, 'slow-gate', (ctx) => {
-      ctx.tools.register(tool({ execute: () => { ran = true } }))
-      ctx.on('tools/pre-execute', async (_e, next) => { controller.abort(); return next() })
+      ctx.tools.register(
+        tool({
+          execute: () => {
+            ran = true
+          },
+        }),
+      )
+      ctx.on('tools/pre-execute', async (_e, next) => {
+        controller.abort()
+        return next()
+      })
       ctx.on('tools/post-execute', (_e, _r, next) => (post++, next()))
     })
     expect(await ctx.tools.execute(call('probe', {}, controller.signal))).toMatchObject({ error: { code: 'ABORTED_BEFORE_DISPATCH' } })
@@ -32,7 +49,10 @@ describe('caller abort', () => {
     const { ctx, observed } = await setup()
     const controller = new AbortController()
     const asked = deferred()
-    provideApproval(ctx, () => { asked.resolve(); return new Promise(() => {}) })
+    provideApproval(ctx, () => {
+      asked.resolve()
+      return new Promise(() => {})
+    })
     await plug(ctx, 'asker', (ctx) => {
       ctx.tools.register(tool({ execute: () => 'x' }))
       ctx.on('tools/pre-execute', async () => ({ kind: 'ask' }))
@@ -49,12 +69,18 @@ describe('caller abort', () => {
     const controller = new AbortController()
     const started = deferred()
     let sawAbort = false
-    await plug(ctx, 'p', (ctx) => ctx.tools.register(tool({ execute: async (_a, run) => {
-      started.resolve()
-      await new Promise((resolve) => run.signal.addEventListener('abort', resolve))
-      sawAbort = run.signal.aborted
-      return 'finished anyway'
-    } })))
+    await plug(ctx, 'p', (ctx) =>
+      ctx.tools.register(
+        tool({
+          execute: async (_a, run) => {
+            started.resolve()
+            await new Promise((resolve) => run.signal.addEventListener('abort', resolve))
+            sawAbort = run.signal.aborted
+            return 'finished anyway'
+          },
+        }),
+      ),
+    )
     const pending = ctx.tools.execute(call('probe', {}, controller.signal))
     await started.promise
     controller.abort()
@@ -66,11 +92,28 @@ describe('caller abort', () => {
     const { ctx } = await setup()
     const controller = new AbortController()
     await plug(ctx, 'p', (ctx) => {
-      ctx.tools.register(tool({ name: 'aborts', execute: (_a, run) => { controller.abort(); run.signal.throwIfAborted() } }))
-      ctx.tools.register(tool({ name: 'own', execute: () => { throw new Error('unrelated') } }))
+      ctx.tools.register(
+        tool({
+          name: 'aborts',
+          execute: (_a, run) => {
+            controller.abort()
+            run.signal.throwIfAborted()
+          },
+        }),
+      )
+      ctx.tools.register(
+        tool({
+          name: 'own',
+          execute: () => {
+            throw new Error('unrelated')
+          },
+        }),
+      )
     })
     expect(await ctx.tools.execute(call('aborts', {}, controller.signal))).toMatchObject({ error: { code: 'ABORTED' } })
-    expect(await ctx.tools.execute({ callId: 'x', name: 'own', arguments: {}, signal: new AbortController().signal })).toMatchObject({ error: { code: 'TOOL_ERROR' } })
+    expect(await ctx.tools.execute({ callId: 'x', name: 'own', arguments: {}, signal: new AbortController().signal })).toMatchObject({
+      error: { code: 'TOOL_ERROR' },
+    })
   })
 
   test('after the body → the failure/success stands as post-execute decided (abort changes only a body success)', async () => {
@@ -78,7 +121,10 @@ describe('caller abort', () => {
     const controller = new AbortController()
     await plug(ctx, 'p', (ctx) => {
       ctx.tools.register(tool({ execute: () => 'done' }))
-      ctx.on('tools/post-execute', async (_e, _r, next) => { controller.abort(); return next() })
+      ctx.on('tools/post-execute', async (_e, _r, next) => {
+        controller.abort()
+        return next()
+      })
     })
     expect(await ctx.tools.execute(call('probe', {}, controller.signal))).toMatchObject({ isError: false, value: 'done' })
   })
@@ -91,8 +137,14 @@ describe('caller abort', () => {
     const signal = controller.signal
     const add = signal.addEventListener.bind(signal)
     const remove = signal.removeEventListener.bind(signal)
-    signal.addEventListener = ((...args: Parameters<typeof add>) => { added++; return add(...args) }) as typeof add
-    signal.removeEventListener = ((...args: Parameters<typeof remove>) => { removed++; return remove(...args) }) as typeof remove
+    signal.addEventListener = ((...args: Parameters<typeof add>) => {
+      added++
+      return add(...args)
+    }) as typeof add
+    signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+      removed++
+      return remove(...args)
+    }) as typeof remove
     await plug(ctx, 'wrapper', (ctx) => {
       ctx.tools.register(tool({ execute: () => 'x' }))
       ctx.on('tools/execute', (_exec, next) => next({ signal: new AbortController().signal }))

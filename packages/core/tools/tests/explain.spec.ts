@@ -12,7 +12,11 @@ async function watched() {
   await plug(ctx, 'wrapper', (ctx) => void ctx.on('tools/execute', (_e, next) => (ran.wrapper++, next())))
   await plug(ctx, 'audit', (ctx) => void ctx.on('tools/post-execute', (_e, _r, next) => (ran.post++, next())))
   await plug(ctx, 'spy', (ctx) => void ctx.on('tools/pre-execute', (exec, next) => (seen.push(exec), next())))
-  await plug(ctx, 'owner', (ctx) => void ctx.tools.register({ ...echo, execute: ({ text }) => (ran.body++, text), finalizeContent: () => (ran.finalize++, undefined) }))
+  await plug(
+    ctx,
+    'owner',
+    (ctx) => void ctx.tools.register({ ...echo, execute: ({ text }) => (ran.body++, text), finalizeContent: () => (ran.finalize++, undefined) }),
+  )
   return { ctx, observed, ran, seen }
 }
 
@@ -35,10 +39,18 @@ describe('ctx.tools.explain', () => {
 
   test('an ask: who asks and why; approval is not asked', async () => {
     const { ctx, ran } = await watched()
-    await plug(ctx, 'permissions', (ctx) => void ctx.on('tools/pre-execute', async (): Promise<PreToolDecision> => ({ kind: 'ask', reason: 'echo needs a yes' })))
+    await plug(
+      ctx,
+      'permissions',
+      (ctx) => void ctx.on('tools/pre-execute', async (): Promise<PreToolDecision> => ({ kind: 'ask', reason: 'echo needs a yes' })),
+    )
     const explanation = await ctx.tools.explain(call())
     expect(explanation.decision).toEqual({ kind: 'ask', source: 'permissions', reason: 'echo needs a yes' })
-    expect(explanation.trace.at(-1)).toMatchObject({ phase: 'approval', decision: 'ask', reason: 'would ask: permissions asked for approval (echo needs a yes) (not asked in a dry run)' })
+    expect(explanation.trace.at(-1)).toMatchObject({
+      phase: 'approval',
+      decision: 'ask',
+      reason: 'would ask: permissions asked for approval (echo needs a yes) (not asked in a dry run)',
+    })
     expect(ran.approval).toBe(0)
   })
 
@@ -56,14 +68,23 @@ describe('ctx.tools.explain', () => {
   test('denials by a guard and by a listener, and invalid calls, read like the real results', async () => {
     const { ctx } = await watched()
     await plug(ctx, 'policy', (ctx) => {
-      ctx.tools.guard((exec) => (exec.arguments as any).text === 'rm' ? { reason: 'no rm', detail: { rule: 3 } } : undefined)
-      ctx.on('tools/pre-execute', async (exec, next): Promise<PreToolDecision> => (exec.arguments as any).text === 'sudo' ? { kind: 'deny', reason: 'no sudo' } : next())
+      ctx.tools.guard((exec) => ((exec.arguments as any).text === 'rm' ? { reason: 'no rm', detail: { rule: 3 } } : undefined))
+      ctx.on(
+        'tools/pre-execute',
+        async (exec, next): Promise<PreToolDecision> => ((exec.arguments as any).text === 'sudo' ? { kind: 'deny', reason: 'no sudo' } : next()),
+      )
     })
     for (const args of [{ text: 'rm' }, { text: 'sudo' }, { text: 7 }]) {
       const explanation = await ctx.tools.explain(call('echo', args))
       const real = await ctx.tools.execute(call('echo', args))
       if (!real.isError) throw new Error('expected a failure')
-      expect(explanation.decision).toEqual({ kind: 'deny', code: real.error.code, by: real.meta?.decidedBy, source: real.error.source, reason: real.error.message })
+      expect(explanation.decision).toEqual({
+        kind: 'deny',
+        code: real.error.code,
+        by: real.meta?.decidedBy,
+        source: real.error.source,
+        reason: real.error.message,
+      })
     }
     expect((await ctx.tools.explain(call('echo', { text: 'rm' }))).trace.at(-1)).toMatchObject({ phase: 'guard', decision: 'deny', detail: { rule: 3 } })
     expect((await ctx.tools.explain(call('nope'))).decision).toMatchObject({ kind: 'deny', code: 'UNKNOWN_TOOL', by: 'registry' })
@@ -71,10 +92,15 @@ describe('ctx.tools.explain', () => {
 
   test('a rewrite: the effective arguments and who rewrote them', async () => {
     const { ctx, ran } = await watched()
-    await plug(ctx, 'hook', (ctx) => void ctx.on('tools/pre-execute', async (exec, next): Promise<PreToolDecision> => {
-      expect(exec.dryRun).toBe(true)
-      return (exec.arguments as any).text === 'hi' ? { kind: 'allow', updatedArguments: { text: 'hello' } } : next()
-    }))
+    await plug(
+      ctx,
+      'hook',
+      (ctx) =>
+        void ctx.on('tools/pre-execute', async (exec, next): Promise<PreToolDecision> => {
+          expect(exec.dryRun).toBe(true)
+          return (exec.arguments as any).text === 'hi' ? { kind: 'allow', updatedArguments: { text: 'hello' } } : next()
+        }),
+    )
     const explanation = await ctx.tools.explain(call())
     expect(explanation).toMatchObject({ arguments: { text: 'hello' }, argumentsRewrittenBy: ['hook'], decision: { kind: 'allow' } })
     expect(ran.body).toBe(0)
@@ -87,7 +113,14 @@ describe('ctx.tools.explain', () => {
     expect((await ctx.tools.explain(call('echo', { text: 'x' }, controller.signal))).decision).toMatchObject({ kind: 'deny', code: 'ABORTED_BEFORE_DISPATCH' })
     const prepared = await ctx.tools.prepare(call())
     expect((await ctx.tools.explain(prepared)).decision).toEqual({ kind: 'allow' })
-    await plug(ctx, 'broken', (ctx) => void ctx.on('tools/pre-execute', () => { throw new Error('boom') }))
+    await plug(
+      ctx,
+      'broken',
+      (ctx) =>
+        void ctx.on('tools/pre-execute', () => {
+          throw new Error('boom')
+        }),
+    )
     expect((await ctx.tools.explain(call())).decision).toMatchObject({ kind: 'deny', code: 'PIPELINE_ERROR', source: 'broken', by: 'listener' })
   })
 
@@ -95,7 +128,11 @@ describe('ctx.tools.explain', () => {
     const { ctx, ran } = await watched()
     await plug(ctx, 'any-owner', (ctx) => void ctx.tools.register(defineTool({ name: 'any', description: '', parameters: z.any(), execute: () => 'ran' })))
     const proto = JSON.parse('{"text":"x","__proto__":{"polluted":true}}')
-    expect((await ctx.tools.explain(call('echo', proto))).decision).toMatchObject({ kind: 'deny', code: 'INVALID_ARGS', reason: expect.stringContaining('__proto__') })
+    expect((await ctx.tools.explain(call('echo', proto))).decision).toMatchObject({
+      kind: 'deny',
+      code: 'INVALID_ARGS',
+      reason: expect.stringContaining('__proto__'),
+    })
     expect(({} as any).polluted).toBeUndefined()
     let deep: unknown = 'bottom'
     for (let i = 0; i < 10_000; i++) deep = { d: deep }
@@ -106,7 +143,13 @@ describe('ctx.tools.explain', () => {
     for (const input of [null, 42, 'echo', undefined] as any[]) {
       expect((await ctx.tools.explain(input)).decision).toMatchObject({ kind: 'deny', code: 'UNKNOWN_TOOL' })
     }
-    const getter = { callId: 'g', name: 'echo', get arguments(): unknown { throw new Error('gotcha') } }
+    const getter = {
+      callId: 'g',
+      name: 'echo',
+      get arguments(): unknown {
+        throw new Error('gotcha')
+      },
+    }
     expect((await ctx.tools.explain(getter as any)).decision.kind).toBe('deny')
     expect(ran.body).toBe(0)
   })

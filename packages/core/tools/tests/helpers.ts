@@ -36,7 +36,10 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export function deferred<T = void>() {
   let resolve!: (value: T) => void
   let reject!: (error: unknown) => void
-  const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej })
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res
+    reject = rej
+  })
   return { promise, resolve, reject }
 }
 

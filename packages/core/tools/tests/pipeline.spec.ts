@@ -30,7 +30,14 @@ describe('step 1: unknown names and arguments', () => {
 
   test.each([
     ['a function', { text: () => 1 }],
-    ['a cycle', (() => { const a: any = { text: 'x' }; a.self = a; return a })()],
+    [
+      'a cycle',
+      (() => {
+        const a: any = { text: 'x' }
+        a.self = a
+        return a
+      })(),
+    ],
     ['undefined in an array', { text: 'x', list: [1, undefined] }],
     ['a BigInt', { text: 'x', n: 1n }],
     ['NaN', { text: 'x', n: NaN }],
@@ -38,7 +45,15 @@ describe('step 1: unknown names and arguments', () => {
   ])('arguments holding %s fail with INVALID_ARGS', async (_what, args) => {
     const { ctx, observed } = await setup()
     let ran = false
-    await plug(ctx, 'p', (ctx) => ctx.tools.register(tool({ execute: () => { ran = true } })))
+    await plug(ctx, 'p', (ctx) =>
+      ctx.tools.register(
+        tool({
+          execute: () => {
+            ran = true
+          },
+        }),
+      ),
+    )
     const result = await ctx.tools.execute(call('probe', args))
     expect(result).toMatchObject({ isError: true, error: { code: 'INVALID_ARGS', message: expect.stringMatching(/not JSON/) } })
     expect(ran).toBe(false)
@@ -63,8 +78,15 @@ describe('step 1: unknown names and arguments', () => {
     let seen: ToolExecution | undefined
     let parsed: any
     await plug(ctx, 'p', (ctx) => {
-      ctx.tools.register(tool({ parameters: z.object({ text: z.string(), nested: z.any(), n: z.number().default(7) }), execute: (a) => { parsed = a } }))
-      ctx.on('tools/pre-execute', (exec, next) => (seen = exec, next()))
+      ctx.tools.register(
+        tool({
+          parameters: z.object({ text: z.string(), nested: z.any(), n: z.number().default(7) }),
+          execute: (a) => {
+            parsed = a
+          },
+        }),
+      )
+      ctx.on('tools/pre-execute', (exec, next) => ((seen = exec), next()))
     })
     await ctx.tools.execute(call('probe', args))
     args.nested.list.push(3)
@@ -95,7 +117,10 @@ describe('step 3: pre-execute', () => {
   test('listeners run outermost-first in registration order, prepend outside all', async () => {
     const { ctx } = await setup()
     const order: string[] = []
-    await plug(ctx, 'a', (ctx) => { ctx.tools.register(echo); ctx.on('tools/pre-execute', (_e, next) => (order.push('a'), next())) })
+    await plug(ctx, 'a', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.on('tools/pre-execute', (_e, next) => (order.push('a'), next()))
+    })
     await plug(ctx, 'b', (ctx) => ctx.on('tools/pre-execute', (_e, next) => (order.push('b'), next())))
     await plug(ctx, 'c', (ctx) => ctx.on('tools/pre-execute', (_e, next) => (order.push('c'), next()), { prepend: true }))
     await ctx.tools.execute(call())
@@ -104,7 +129,10 @@ describe('step 3: pre-execute', () => {
 
   test('a deny names the plugin that denied, even when an outer listener passes it on', async () => {
     const { ctx } = await setup()
-    await plug(ctx, 'outer', (ctx) => { ctx.tools.register(echo); ctx.on('tools/pre-execute', (_e, next) => next()) })
+    await plug(ctx, 'outer', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.on('tools/pre-execute', (_e, next) => next())
+    })
     await plug(ctx, 'inner-policy', (ctx) => ctx.on('tools/pre-execute', async () => ({ kind: 'deny', reason: 'not today' })))
     const result = await ctx.tools.execute(call())
     expect(result).toMatchObject({ isError: true, error: { code: 'DENIED', message: 'not today', source: 'inner-policy' }, meta: { decidedBy: 'listener' } })
@@ -113,20 +141,36 @@ describe('step 3: pre-execute', () => {
 
   test('ask with no approval service denies, saying so', async () => {
     const { ctx } = await setup()
-    await plug(ctx, 'asker', (ctx) => { ctx.tools.register(echo); ctx.on('tools/pre-execute', async () => ({ kind: 'ask', reason: 'writes' })) })
+    await plug(ctx, 'asker', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.on('tools/pre-execute', async () => ({ kind: 'ask', reason: 'writes' }))
+    })
     const result = await ctx.tools.execute(call())
-    expect(result).toMatchObject({ isError: true, error: { code: 'DENIED', source: 'approval', message: expect.stringMatching(/asker asked for approval \(writes\), but no approval service/) } })
+    expect(result).toMatchObject({
+      isError: true,
+      error: { code: 'DENIED', source: 'approval', message: expect.stringMatching(/asker asked for approval \(writes\), but no approval service/) },
+    })
   })
 
   test('ask goes to ctx.approval at call time: allow runs the body, deny denies, a throw denies', async () => {
     const { ctx } = await setup()
     const requests: unknown[] = []
     let answer: any = { kind: 'allow' }
-    await plug(ctx, 'asker', (ctx) => { ctx.tools.register(echo); ctx.on('tools/pre-execute', async () => ({ kind: 'ask' })) })
-    provideApproval(ctx, async (req) => { requests.push(req.source); if (answer instanceof Error) throw answer; return answer })
+    await plug(ctx, 'asker', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.on('tools/pre-execute', async () => ({ kind: 'ask' }))
+    })
+    provideApproval(ctx, async (req) => {
+      requests.push(req.source)
+      if (answer instanceof Error) throw answer
+      return answer
+    })
     expect(await ctx.tools.execute(call())).toMatchObject({ isError: false, value: 'hi' })
     answer = { kind: 'deny', reason: 'user said no' }
-    expect(await ctx.tools.execute(call())).toMatchObject({ error: { code: 'DENIED', source: 'approval', message: expect.stringContaining('user said no') }, meta: { decidedBy: 'approval' } })
+    expect(await ctx.tools.execute(call())).toMatchObject({
+      error: { code: 'DENIED', source: 'approval', message: expect.stringContaining('user said no') },
+      meta: { decidedBy: 'approval' },
+    })
     answer = new Error('responder crashed')
     expect(await ctx.tools.execute(call())).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining('responder crashed') } })
     answer = { kind: 'maybe' }
@@ -136,11 +180,28 @@ describe('step 3: pre-execute', () => {
 
   test('a malformed decision or next() twice is a PIPELINE_ERROR naming the plugin', async () => {
     const { ctx } = await setup()
-    await plug(ctx, 'sloppy', (ctx) => { ctx.tools.register(echo); ctx.on('tools/pre-execute', async () => ({ kind: 'yes' }) as any) })
-    expect(await ctx.tools.execute(call())).toMatchObject({ error: { code: 'PIPELINE_ERROR', source: 'sloppy', message: expect.stringMatching(/sloppy failed in tools\/pre-execute: returned an object of kind "yes"/) } })
+    await plug(ctx, 'sloppy', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.on('tools/pre-execute', async () => ({ kind: 'yes' }) as any)
+    })
+    expect(await ctx.tools.execute(call())).toMatchObject({
+      error: {
+        code: 'PIPELINE_ERROR',
+        source: 'sloppy',
+        message: expect.stringMatching(/sloppy failed in tools\/pre-execute: returned an object of kind "yes"/),
+      },
+    })
     const { ctx: ctx2 } = await setup()
-    await plug(ctx2, 'twice', (ctx) => { ctx.tools.register(echo); ctx.on('tools/pre-execute', async (_e, next) => { await next(); return next() }) })
-    expect(await ctx2.tools.execute(call())).toMatchObject({ error: { code: 'PIPELINE_ERROR', source: 'twice', message: expect.stringContaining('next() called multiple times') } })
+    await plug(ctx2, 'twice', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.on('tools/pre-execute', async (_e, next) => {
+        await next()
+        return next()
+      })
+    })
+    expect(await ctx2.tools.execute(call())).toMatchObject({
+      error: { code: 'PIPELINE_ERROR', source: 'twice', message: expect.stringContaining('next() called multiple times') },
+    })
   })
 })
 
@@ -148,7 +209,10 @@ describe('step 4: guards', () => {
   test('guards run in registration order; the first reason denies and names its plugin', async () => {
     const { ctx } = await setup()
     const ran: string[] = []
-    await plug(ctx, 'g1', (ctx) => { ctx.tools.register(echo); ctx.tools.guard(() => (ran.push('g1'), undefined)) })
+    await plug(ctx, 'g1', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.tools.guard(() => (ran.push('g1'), undefined))
+    })
     await plug(ctx, 'g2', (ctx) => ctx.tools.guard(() => (ran.push('g2'), 'g2 says no')))
     await plug(ctx, 'g3', (ctx) => ctx.tools.guard(() => (ran.push('g3'), 'g3 says no')))
     const result = await ctx.tools.execute(call())
@@ -158,7 +222,12 @@ describe('step 4: guards', () => {
 
   test('a throwing guard denies (fail closed)', async () => {
     const { ctx } = await setup()
-    await plug(ctx, 'broken', (ctx) => { ctx.tools.register(echo); ctx.tools.guard(() => { throw new Error('boom') }) })
+    await plug(ctx, 'broken', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.tools.guard(() => {
+        throw new Error('boom')
+      })
+    })
     expect(await ctx.tools.execute(call())).toMatchObject({ error: { code: 'DENIED', source: 'broken', message: expect.stringContaining('boom') } })
   })
 
@@ -166,7 +235,10 @@ describe('step 4: guards', () => {
     const { ctx } = await setup()
     let asked = 0
     provideApproval(ctx, async () => (asked++, { kind: 'allow' }))
-    await plug(ctx, 'guardian', (ctx) => { ctx.tools.register(echo); ctx.tools.guard(() => 'forbidden') })
+    await plug(ctx, 'guardian', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.tools.guard(() => 'forbidden')
+    })
     await plug(ctx, 'pushy', (ctx) => ctx.on('tools/pre-execute', async () => ({ kind: 'allow' }), { prepend: true }))
     await plug(ctx, 'asker', (ctx) => ctx.on('tools/pre-execute', async () => ({ kind: 'ask' }), { prepend: true }))
     expect(await ctx.tools.execute(call())).toMatchObject({ error: { code: 'DENIED', source: 'guardian' } })
@@ -180,7 +252,14 @@ describe('step 5: denials', () => {
     let bodyRan = false
     let seen: any
     await plug(ctx, 'p', (ctx) => {
-      ctx.tools.register(tool({ execute: () => { bodyRan = true; return 'ran' } }))
+      ctx.tools.register(
+        tool({
+          execute: () => {
+            bodyRan = true
+            return 'ran'
+          },
+        }),
+      )
       ctx.tools.guard(() => 'no')
       ctx.on('tools/post-execute', async (_e, result) => {
         seen = result
@@ -197,13 +276,33 @@ describe('step 5: denials', () => {
 describe('step 6: the body and tools/execute', () => {
   test('a throwing body is TOOL_ERROR naming the plugin that registered the tool', async () => {
     const { ctx } = await setup()
-    await plug(ctx, 'owner', (ctx) => ctx.tools.register(tool({ execute: () => { throw new Error('disk on fire') } })))
-    expect(await ctx.tools.execute(call('probe', {}))).toMatchObject({ isError: true, error: { code: 'TOOL_ERROR', message: 'disk on fire', source: 'owner' }, content: [{ type: 'text', text: 'Error: disk on fire' }] })
+    await plug(ctx, 'owner', (ctx) =>
+      ctx.tools.register(
+        tool({
+          execute: () => {
+            throw new Error('disk on fire')
+          },
+        }),
+      ),
+    )
+    expect(await ctx.tools.execute(call('probe', {}))).toMatchObject({
+      isError: true,
+      error: { code: 'TOOL_ERROR', message: 'disk on fire', source: 'owner' },
+      content: [{ type: 'text', text: 'Error: disk on fire' }],
+    })
   })
 
   test('a body error marked retryable: false says so in meta.retryable', async () => {
     const { ctx } = await setup()
-    await plug(ctx, 'owner', (ctx) => ctx.tools.register(tool({ execute: () => { throw Object.assign(new Error('no such file'), { retryable: false }) } })))
+    await plug(ctx, 'owner', (ctx) =>
+      ctx.tools.register(
+        tool({
+          execute: () => {
+            throw Object.assign(new Error('no such file'), { retryable: false })
+          },
+        }),
+      ),
+    )
     expect(await ctx.tools.execute(call('probe', {}))).toMatchObject({ error: { code: 'TOOL_ERROR' }, meta: { retryable: false, decidedBy: 'tool' } })
   })
 
@@ -231,12 +330,22 @@ describe('step 6: the body and tools/execute', () => {
 
   test('deferred contexts and concludeTurn from the body land on the result', async () => {
     const { ctx } = await setup()
-    await plug(ctx, 'p', (ctx) => ctx.tools.register(tool({ execute: (_a, run) => {
-      run.deferContext({ source: 'probe', content: [{ type: 'text', text: 'note' }] })
-      run.concludeTurn()
-      return 'done'
-    } })))
-    expect(await ctx.tools.execute(call('probe', {}))).toMatchObject({ isError: false, concludesTurn: true, additionalContexts: [{ source: 'probe', content: [{ type: 'text', text: 'note' }] }] })
+    await plug(ctx, 'p', (ctx) =>
+      ctx.tools.register(
+        tool({
+          execute: (_a, run) => {
+            run.deferContext({ source: 'probe', content: [{ type: 'text', text: 'note' }] })
+            run.concludeTurn()
+            return 'done'
+          },
+        }),
+      ),
+    )
+    expect(await ctx.tools.execute(call('probe', {}))).toMatchObject({
+      isError: false,
+      concludesTurn: true,
+      additionalContexts: [{ source: 'probe', content: [{ type: 'text', text: 'note' }] }],
+    })
   })
 
   test.each(['wrapper', 'caller'] as const)('with next({ signal }) the body stops when the %s signal aborts', async (who) => {
@@ -246,12 +355,16 @@ describe('step 6: the body and tools/execute', () => {
     let bodySignal: AbortSignal | undefined
     const started = deferred()
     await plug(ctx, 'wrapper', (ctx) => {
-      ctx.tools.register(tool({ execute: async (_a, run) => {
-        bodySignal = run.signal
-        started.resolve()
-        await new Promise((resolve) => run.signal.addEventListener('abort', resolve))
-        return 'stopped'
-      } }))
+      ctx.tools.register(
+        tool({
+          execute: async (_a, run) => {
+            bodySignal = run.signal
+            started.resolve()
+            await new Promise((resolve) => run.signal.addEventListener('abort', resolve))
+            return 'stopped'
+          },
+        }),
+      )
       ctx.on('tools/execute', (_exec, next) => next({ signal: wrapperController.signal }))
     })
     const pending = ctx.tools.execute(call('probe', {}, caller.signal))
@@ -270,16 +383,26 @@ describe('step 6: the body and tools/execute', () => {
     const seen: { outer?: any; inner?: any; body?: AbortSignal } = {}
     const started = deferred()
     await plug(ctx, 'outer', (ctx) => {
-      ctx.tools.register(tool({ execute: async (_a, run) => {
-        seen.body = run.signal
-        started.resolve()
-        await new Promise((resolve) => run.signal.addEventListener('abort', resolve))
-        return 'x'
-      } }))
-      ctx.on('tools/execute', (exec, next) => { seen.outer = exec; return next({ signal: outerCut.signal }) })
+      ctx.tools.register(
+        tool({
+          execute: async (_a, run) => {
+            seen.body = run.signal
+            started.resolve()
+            await new Promise((resolve) => run.signal.addEventListener('abort', resolve))
+            return 'x'
+          },
+        }),
+      )
+      ctx.on('tools/execute', (exec, next) => {
+        seen.outer = exec
+        return next({ signal: outerCut.signal })
+      })
     })
     await plug(ctx, 'inner', (ctx) => {
-      ctx.on('tools/execute', (exec, next) => { seen.inner = exec; return next() })
+      ctx.on('tools/execute', (exec, next) => {
+        seen.inner = exec
+        return next()
+      })
     })
     const pending = ctx.tools.execute(call('probe', {}, caller.signal))
     await started.promise
@@ -299,8 +422,17 @@ describe('step 6: the body and tools/execute', () => {
     const { ctx } = await setup()
     let ran = false
     await plug(ctx, 'swapper', (ctx) => {
-      ctx.tools.register(tool({ execute: () => { ran = true } }))
-      ctx.on('tools/execute', async (exec, next) => { (exec as any).signal = new AbortController().signal; return next() })
+      ctx.tools.register(
+        tool({
+          execute: () => {
+            ran = true
+          },
+        }),
+      )
+      ctx.on('tools/execute', async (exec, next) => {
+        ;(exec as any).signal = new AbortController().signal
+        return next()
+      })
     })
     const result = await ctx.tools.execute(call('probe', {}))
     expect(result).toMatchObject({ error: { code: 'PIPELINE_ERROR', source: 'swapper' } })
@@ -314,15 +446,26 @@ describe('step 6: the body and tools/execute', () => {
       ctx.on('tools/execute', (_exec, next) => next({ signal: 'soon' as any }))
     })
     const result = await ctx.tools.execute(call('probe', {}))
-    expect(result).toMatchObject({ error: { code: 'PIPELINE_ERROR', source: 'confused', message: expect.stringContaining('next({ signal }) needs an AbortSignal') } })
+    expect(result).toMatchObject({
+      error: { code: 'PIPELINE_ERROR', source: 'confused', message: expect.stringContaining('next({ signal }) needs an AbortSignal') },
+    })
   })
 
   test('a wrapper trying to change the call identity is a PIPELINE_ERROR naming it', async () => {
     const { ctx } = await setup()
     let ran = false
     await plug(ctx, 'meddler', (ctx) => {
-      ctx.tools.register(tool({ execute: () => { ran = true } }))
-      ctx.on('tools/execute', async (exec, next) => { (exec as any).name = 'other'; return next() })
+      ctx.tools.register(
+        tool({
+          execute: () => {
+            ran = true
+          },
+        }),
+      )
+      ctx.on('tools/execute', async (exec, next) => {
+        ;(exec as any).name = 'other'
+        return next()
+      })
     })
     expect(await ctx.tools.execute(call('probe', {}))).toMatchObject({ error: { code: 'PIPELINE_ERROR', source: 'meddler' }, meta: { decidedBy: 'wrapper' } })
     expect(ran).toBe(false)
@@ -334,7 +477,11 @@ describe('step 6: the body and tools/execute', () => {
       ctx.tools.register(tool({ execute: () => 'x' }))
       ctx.on('tools/execute', async () => toolFailure('TOOL_TIMEOUT', '`probe` timed out after 5 ms'))
     })
-    expect(await ctx.tools.execute(call('probe', {}))).toMatchObject({ error: { code: 'TOOL_TIMEOUT', source: 'timeouts' }, meta: { decidedBy: 'wrapper' }, content: [{ type: 'text', text: 'Error: `probe` timed out after 5 ms' }] })
+    expect(await ctx.tools.execute(call('probe', {}))).toMatchObject({
+      error: { code: 'TOOL_TIMEOUT', source: 'timeouts' },
+      meta: { decidedBy: 'wrapper' },
+      content: [{ type: 'text', text: 'Error: `probe` timed out after 5 ms' }],
+    })
   })
 
   test('next() may run again after it settled (retry) but not while it runs', async () => {
@@ -342,13 +489,19 @@ describe('step 6: the body and tools/execute', () => {
     let runs = 0
     await plug(ctx, 'retry', (ctx) => {
       ctx.tools.register(tool({ execute: () => ++runs }))
-      ctx.on('tools/execute', async (_e, next) => { await next(); return next() })
+      ctx.on('tools/execute', async (_e, next) => {
+        await next()
+        return next()
+      })
     })
     expect(await ctx.tools.execute(call('probe', {}))).toMatchObject({ isError: false, value: 2 })
     const { ctx: ctx2 } = await setup()
     await plug(ctx2, 'racer', (ctx) => {
       ctx.tools.register(tool({ execute: () => sleep(5) }))
-      ctx.on('tools/execute', async (_e, next) => { const [a] = await Promise.all([next(), next()]); return a })
+      ctx.on('tools/execute', async (_e, next) => {
+        const [a] = await Promise.all([next(), next()])
+        return a
+      })
     })
     expect(await ctx2.tools.execute(call('probe', {}))).toMatchObject({ error: { code: 'PIPELINE_ERROR', source: 'racer' } })
   })
@@ -357,8 +510,18 @@ describe('step 6: the body and tools/execute', () => {
     const { ctx } = await setup()
     let bodyDone = false
     await plug(ctx, 'flaky', (ctx) => {
-      ctx.tools.register(tool({ execute: async () => { await sleep(30); bodyDone = true } }))
-      ctx.on('tools/execute', async (_e, next) => { void next(); throw new Error('wrapper broke') })
+      ctx.tools.register(
+        tool({
+          execute: async () => {
+            await sleep(30)
+            bodyDone = true
+          },
+        }),
+      )
+      ctx.on('tools/execute', async (_e, next) => {
+        void next()
+        throw new Error('wrapper broke')
+      })
     })
     const result = await ctx.tools.execute(call('probe', {}))
     expect(result).toMatchObject({ error: { code: 'PIPELINE_ERROR', source: 'flaky' } })
@@ -373,7 +536,12 @@ describe('step 7: post-execute', () => {
       ctx.tools.register(echo)
       ctx.on('tools/post-execute', async () => ({ kind: 'replace', content: [{ type: 'text', text: 'short' }], meta: { shrunk: true } }))
     })
-    expect(await ctx.tools.execute(call())).toMatchObject({ isError: false, value: 'hi', content: [{ type: 'text', text: 'short' }], meta: { shrunk: true, replacedBy: 'shrink' } })
+    expect(await ctx.tools.execute(call())).toMatchObject({
+      isError: false,
+      value: 'hi',
+      content: [{ type: 'text', text: 'short' }],
+      meta: { shrunk: true, replacedBy: 'shrink' },
+    })
   })
 
   test('accept may add meta without touching content, and nobody is named as replacing it', async () => {
@@ -392,7 +560,10 @@ describe('step 7: post-execute', () => {
     let seen: any
     await plug(ctx, 'outer', (ctx) => {
       ctx.tools.register(echo)
-      ctx.on('tools/post-execute', async (_e, _r, next) => { seen = await next(); return seen })
+      ctx.on('tools/post-execute', async (_e, _r, next) => {
+        seen = await next()
+        return seen
+      })
     })
     await plug(ctx, 'inner', (ctx) => {
       ctx.on('tools/post-execute', async () => ({ kind: 'replace', content: [{ type: 'text', text: 'inner text' }], meta: { a: 1 } }))
@@ -426,7 +597,10 @@ describe('step 7: post-execute', () => {
     const say = (source: string) => ({ source, content: [{ type: 'text' as const, text: source }] })
     await plug(ctx, 'outer', (ctx) => {
       ctx.tools.register(echo)
-      ctx.on('tools/post-execute', async (_e, _r, next) => { await next(); return { kind: 'accept', additionalContexts: [say('outer')] } })
+      ctx.on('tools/post-execute', async (_e, _r, next) => {
+        await next()
+        return { kind: 'accept', additionalContexts: [say('outer')] }
+      })
     })
     await plug(ctx, 'inner', (ctx) => {
       ctx.on('tools/post-execute', async () => ({ kind: 'replace', content: [{ type: 'text', text: 'x' }], additionalContexts: [say('inner')] }))
@@ -439,14 +613,24 @@ describe('step 7: post-execute', () => {
   test('a replace of a failure keeps it a failure: one Error block, error.message is the replacement text', async () => {
     const { ctx } = await setup()
     await plug(ctx, 'redact', (ctx) => {
-      ctx.tools.register(tool({ execute: () => { throw new Error('token sk-123 rejected') } }))
+      ctx.tools.register(
+        tool({
+          execute: () => {
+            throw new Error('token sk-123 rejected')
+          },
+        }),
+      )
       ctx.on('tools/post-execute', async (_e, _r, next) => {
         const inner = await next()
         return { kind: 'replace', content: [{ type: 'text', text: (inner.content[0] as any).text.replace('sk-123', '***') }] }
       })
     })
     const result = await ctx.tools.execute(call('probe', {}))
-    expect(result).toMatchObject({ isError: true, error: { code: 'TOOL_ERROR', message: 'token *** rejected' }, meta: { replacedBy: 'redact', decidedBy: 'tool' } })
+    expect(result).toMatchObject({
+      isError: true,
+      error: { code: 'TOOL_ERROR', message: 'token *** rejected' },
+      meta: { replacedBy: 'redact', decidedBy: 'tool' },
+    })
     expect(result.content).toEqual([{ type: 'text', text: 'Error: token *** rejected' }])
   })
 
@@ -458,7 +642,10 @@ describe('step 7: post-execute', () => {
       ctx.on('tools/post-execute', async (_e, result) => ({ kind: 'replace', content: [{ type: 'text', text: `${(result.content[0] as any).text}!` }] }))
     })
     await plug(ctx, 'inner', (ctx) => {
-      ctx.on('tools/post-execute', async () => { innerRan = true; return { kind: 'block', reason: 'x' } })
+      ctx.on('tools/post-execute', async () => {
+        innerRan = true
+        return { kind: 'block', reason: 'x' }
+      })
     })
     const result = await ctx.tools.execute(call())
     expect(innerRan).toBe(false)
@@ -469,7 +656,10 @@ describe('step 7: post-execute', () => {
     const { ctx } = await setup()
     await plug(ctx, 'outer', (ctx) => {
       ctx.tools.register(echo)
-      ctx.on('tools/post-execute', async (_e, _r, next) => { await next(); return { kind: 'block', reason: 'no' } })
+      ctx.on('tools/post-execute', async (_e, _r, next) => {
+        await next()
+        return { kind: 'block', reason: 'no' }
+      })
     })
     await plug(ctx, 'inner', (ctx) => {
       ctx.on('tools/post-execute', async () => ({ kind: 'accept', meta: { scanned: true } }))
@@ -485,7 +675,12 @@ describe('step 7: post-execute', () => {
       ctx.on('tools/post-execute', async () => ({ kind: 'block', reason: 'contains a secret' }))
     })
     const result = await ctx.tools.execute(call())
-    expect(result).toEqual({ isError: true, error: { code: 'BLOCKED', message: 'contains a secret', source: 'auditor' }, content: [{ type: 'text', text: 'Error: contains a secret' }], meta: { decidedBy: 'listener' } })
+    expect(result).toEqual({
+      isError: true,
+      error: { code: 'BLOCKED', message: 'contains a secret', source: 'auditor' },
+      content: [{ type: 'text', text: 'Error: contains a secret' }],
+      meta: { decidedBy: 'listener' },
+    })
   })
 
   test('the result a post-execute listener sees is frozen', async () => {
@@ -493,7 +688,10 @@ describe('step 7: post-execute', () => {
     let frozen = false
     await plug(ctx, 'p', (ctx) => {
       ctx.tools.register(echo)
-      ctx.on('tools/post-execute', async (_e, result, next) => { frozen = isDeepFrozen(result); return next() })
+      ctx.on('tools/post-execute', async (_e, result, next) => {
+        frozen = isDeepFrozen(result)
+        return next()
+      })
     })
     await ctx.tools.execute(call())
     expect(frozen).toBe(true)
@@ -505,7 +703,9 @@ describe('step 8: any listener or wrapper throw', () => {
     const { ctx, observed } = await setup()
     await plug(ctx, 'thrower', (ctx) => {
       ctx.tools.register(echo)
-      ctx.on(event as any, async () => { throw new Error('kaput') })
+      ctx.on(event as any, async () => {
+        throw new Error('kaput')
+      })
     })
     const result = await ctx.tools.execute(call())
     expect(result).toMatchObject({ isError: true, error: { code: 'PIPELINE_ERROR', source: 'thrower', message: `thrower failed in ${event}: kaput` } })
@@ -514,29 +714,60 @@ describe('step 8: any listener or wrapper throw', () => {
 
   test('an error from an inner listener keeps the inner plugin as its source', async () => {
     const { ctx } = await setup()
-    await plug(ctx, 'outer', (ctx) => { ctx.tools.register(echo); ctx.on('tools/pre-execute', (_e, next) => next()) })
-    await plug(ctx, 'inner', (ctx) => ctx.on('tools/pre-execute', async () => { throw 'a string' }))
-    expect(await ctx.tools.execute(call())).toMatchObject({ error: { code: 'PIPELINE_ERROR', source: 'inner', message: 'inner failed in tools/pre-execute: a string' } })
+    await plug(ctx, 'outer', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.on('tools/pre-execute', (_e, next) => next())
+    })
+    await plug(ctx, 'inner', (ctx) =>
+      ctx.on('tools/pre-execute', async () => {
+        throw 'a string'
+      }),
+    )
+    expect(await ctx.tools.execute(call())).toMatchObject({
+      error: { code: 'PIPELINE_ERROR', source: 'inner', message: 'inner failed in tools/pre-execute: a string' },
+    })
   })
 })
 
 describe('step 9: finalizeContent', () => {
   test('replaces content for success and failure alike', async () => {
     const { ctx } = await setup()
-    await plug(ctx, 'p', (ctx) => ctx.tools.register(tool({
-      parameters: z.object({ fail: z.boolean() }),
-      execute: ({ fail }) => { if (fail) throw new Error('bad'); return 'good' },
-      finalizeContent: (_exec, result) => [{ type: 'text', text: `[${result.isError ? 'failed' : 'ok'}] ${(result.content[0] as any).text}` }],
-    })))
+    await plug(ctx, 'p', (ctx) =>
+      ctx.tools.register(
+        tool({
+          parameters: z.object({ fail: z.boolean() }),
+          execute: ({ fail }) => {
+            if (fail) throw new Error('bad')
+            return 'good'
+          },
+          finalizeContent: (_exec, result) => [{ type: 'text', text: `[${result.isError ? 'failed' : 'ok'}] ${(result.content[0] as any).text}` }],
+        }),
+      ),
+    )
     expect((await ctx.tools.execute(call('probe', { fail: false }))).content).toEqual([{ type: 'text', text: '[ok] good' }])
     expect((await ctx.tools.execute(call('probe', { fail: true }))).content).toEqual([{ type: 'text', text: '[failed] Error: bad' }])
-    expect((await ctx.tools.execute(call('probe', { fail: 'x' }))).content[0]).toMatchObject({ text: expect.stringMatching(/^\[failed\] Error: invalid arguments/) })
+    expect((await ctx.tools.execute(call('probe', { fail: 'x' }))).content[0]).toMatchObject({
+      text: expect.stringMatching(/^\[failed\] Error: invalid arguments/),
+    })
   })
 
   test('a throwing finalizer keeps the content and says why in meta.finalizeError', async () => {
     const { ctx } = await setup()
-    await plug(ctx, 'p', (ctx) => ctx.tools.register(tool({ execute: () => 'v', finalizeContent: () => { throw new Error('oops') } })))
-    expect(await ctx.tools.execute(call('probe', {}))).toMatchObject({ isError: false, content: [{ type: 'text', text: 'v' }], meta: { finalizeError: 'oops' } })
+    await plug(ctx, 'p', (ctx) =>
+      ctx.tools.register(
+        tool({
+          execute: () => 'v',
+          finalizeContent: () => {
+            throw new Error('oops')
+          },
+        }),
+      ),
+    )
+    expect(await ctx.tools.execute(call('probe', {}))).toMatchObject({
+      isError: false,
+      content: [{ type: 'text', text: 'v' }],
+      meta: { finalizeError: 'oops' },
+    })
   })
 })
 
@@ -544,7 +775,12 @@ describe('step 10: the result', () => {
   test('is deep-frozen, emitted once synchronously before execute resolves, and is the same object', async () => {
     const { ctx } = await setup()
     let emitted: unknown
-    await plug(ctx, 'p', (ctx) => { ctx.tools.register(echo); ctx.on('tools/result', (_e, result) => { emitted = result }) })
+    await plug(ctx, 'p', (ctx) => {
+      ctx.tools.register(echo)
+      ctx.on('tools/result', (_e, result) => {
+        emitted = result
+      })
+    })
     const result = await ctx.tools.execute(call())
     expect(emitted).toBe(result)
     expect(isDeepFrozen(result)).toBe(true)
@@ -554,8 +790,12 @@ describe('step 10: the result', () => {
     const { ctx, observed } = await setup()
     await plug(ctx, 'p', (ctx) => {
       ctx.tools.register(echo)
-      ctx.on('tools/result', () => { throw new Error('observer broke') })
-      ctx.on('tools/result', async () => { throw new Error('async observer broke') })
+      ctx.on('tools/result', () => {
+        throw new Error('observer broke')
+      })
+      ctx.on('tools/result', async () => {
+        throw new Error('async observer broke')
+      })
     })
     expect(await ctx.tools.execute(call())).toMatchObject({ isError: false, value: 'hi' })
     expect(observed).toHaveLength(1)

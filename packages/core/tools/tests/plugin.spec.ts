@@ -1,14 +1,24 @@
 import { Context } from 'cordis'
 import { expect, test } from 'vitest'
 import { z } from 'zod'
-import { definePlugin, strictConfig } from '../src/index.js'
+import { definePlugin } from '../src/index.js'
+import { strictConfig } from '@dshkit/common'
 
 const Config = strictConfig({ limit: z.number().default(1) }).prefault({})
 
 test('definePlugin returns the plugin; cordis runs its arrow apply with the validated config and keeps its disposer', async () => {
   const seen: unknown[] = []
   let disposed = false
-  const plugin = definePlugin({ name: 'ok', Config, apply: (_ctx, config) => { seen.push(config.limit); return () => { disposed = true } } })
+  const plugin = definePlugin({
+    name: 'ok',
+    Config,
+    apply: (_ctx, config) => {
+      seen.push(config.limit)
+      return () => {
+        disposed = true
+      }
+    },
+  })
   const ctx = new Context()
   const fiber = ctx.plugin(plugin, { limit: 3 })
   await fiber
@@ -18,11 +28,15 @@ test('definePlugin returns the plugin; cordis runs its arrow apply with the vali
 })
 
 test('a `function` declaration as apply is refused at definition, saying why and what to write', () => {
-  expect(() => definePlugin({ name: 'decl', Config, apply: function apply() {} })).toThrow(/plugin "decl": apply is a `function` declaration, which cordis calls with `new`.*write it as an arrow/)
+  expect(() => definePlugin({ name: 'decl', Config, apply: function apply() {} })).toThrow(
+    /plugin "decl": apply is a `function` declaration, which cordis calls with `new`.*write it as an arrow/,
+  )
 })
 
 test('a Config that accepts unknown keys is refused, pointing at strictConfig', () => {
-  expect(() => definePlugin({ name: 'loose', Config: z.object({ limit: z.number().optional() }), apply: () => {} })).toThrow(/plugin "loose": Config accepts unknown keys.*strictConfig/)
+  expect(() => definePlugin({ name: 'loose', Config: z.object({ limit: z.number().optional() }), apply: () => {} })).toThrow(
+    /plugin "loose": Config accepts unknown keys.*strictConfig/,
+  )
   expect(() => definePlugin({ name: 'strict', Config: z.strictObject({}), apply: () => {} })).not.toThrow()
 })
 

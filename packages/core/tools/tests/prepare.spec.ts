@@ -15,7 +15,14 @@ function counted() {
   const inner = z.object({ n: z.string().transform(Number), flag: z.boolean().default(false) })
   const schema = {
     validations: 0,
-    '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => { schema.validations++; return inner['~standard'].validate(value) } },
+    '~standard': {
+      version: 1,
+      vendor: 'test',
+      validate: (value: unknown) => {
+        schema.validations++
+        return inner['~standard'].validate(value)
+      },
+    },
   }
   return schema as typeof schema & StandardSchemaV1<unknown, { n: number; flag: boolean }>
 }
@@ -26,11 +33,31 @@ describe('exec.input: arguments parsed once', () => {
     const schema = counted()
     const seen: Record<string, unknown> = {}
     await plug(ctx, 'p', (ctx) => {
-      ctx.tools.register(tool({ name: 'counted', parameters: schema, execute: (args, run) => { seen.body = args; seen.run = run.input; return 'ok' } }))
-      ctx.on('tools/pre-execute', (exec, next) => { seen.pre = exec.input; seen.raw = exec.arguments; return next() })
+      ctx.tools.register(
+        tool({
+          name: 'counted',
+          parameters: schema,
+          execute: (args, run) => {
+            seen.body = args
+            seen.run = run.input
+            return 'ok'
+          },
+        }),
+      )
+      ctx.on('tools/pre-execute', (exec, next) => {
+        seen.pre = exec.input
+        seen.raw = exec.arguments
+        return next()
+      })
       ctx.tools.guard((exec) => void (seen.guard = exec.input))
-      ctx.on('tools/execute', (exec, next) => { seen.wrapper = exec.input; return next() })
-      ctx.on('tools/post-execute', (exec, _r, next) => { seen.post = exec.input; return next() })
+      ctx.on('tools/execute', (exec, next) => {
+        seen.wrapper = exec.input
+        return next()
+      })
+      ctx.on('tools/post-execute', (exec, _r, next) => {
+        seen.post = exec.input
+        return next()
+      })
     })
     await ctx.tools.execute(call('counted', { n: '7' }))
     const parsed = { n: 7, flag: false }
@@ -65,7 +92,18 @@ describe('exec.input: arguments parsed once', () => {
   test('an object that only looks prepared is validated like any raw call', async () => {
     const { ctx } = await setup()
     let ran: unknown
-    await plug(ctx, 'p', (ctx) => void ctx.tools.register({ ...echo, execute: (args) => { ran = args; return 'ran' } }))
+    await plug(
+      ctx,
+      'p',
+      (ctx) =>
+        void ctx.tools.register({
+          ...echo,
+          execute: (args) => {
+            ran = args
+            return 'ran'
+          },
+        }),
+    )
     const real = await ctx.tools.prepare(call('echo', { text: 'ok' }))
     const forged = { ...real, arguments: { text: 5 }, input: { text: 'trusted?' } } as any
     expect(await ctx.tools.execute(forged)).toMatchObject({ error: { code: 'INVALID_ARGS' } })
@@ -74,7 +112,11 @@ describe('exec.input: arguments parsed once', () => {
 
   test('a call prepared against a tool that was replaced since is validated against the current one', async () => {
     const { ctx } = await setup()
-    const first = await plug(ctx, 'old', (ctx) => void ctx.tools.register(tool({ name: 'counted', parameters: z.object({ n: z.string() }), execute: () => 'old' })))
+    const first = await plug(
+      ctx,
+      'old',
+      (ctx) => void ctx.tools.register(tool({ name: 'counted', parameters: z.object({ n: z.string() }), execute: () => 'old' })),
+    )
     const prepared = await ctx.tools.prepare(call('counted', { n: 'x' }))
     await first.dispose()
     await plug(ctx, 'new', (ctx) => void ctx.tools.register(tool({ name: 'counted', parameters: z.object({ n: z.number() }), execute: () => 'new' })))

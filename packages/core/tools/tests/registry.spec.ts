@@ -21,20 +21,27 @@ test('register validates the definition where it is written', async () => {
 
 test('schemas() gives name, description and JSON Schema from the zod parameters', async () => {
   const { ctx } = await setup()
-  await plug(ctx, 'p', (ctx) => ctx.tools.register(tool({
-    name: 'read', description: 'Reads a file.',
-    parameters: z.object({ path: z.string().describe('file path'), limit: z.number().int().positive().optional() }),
-    execute: () => 1,
-  })))
-  expect(ctx.tools.schemas()).toEqual([{
-    name: 'read',
-    description: 'Reads a file.',
-    inputSchema: expect.objectContaining({
-      type: 'object',
-      properties: { path: { type: 'string', description: 'file path' }, limit: expect.objectContaining({ type: 'integer' }) },
-      required: ['path'],
-    }),
-  }])
+  await plug(ctx, 'p', (ctx) =>
+    ctx.tools.register(
+      tool({
+        name: 'read',
+        description: 'Reads a file.',
+        parameters: z.object({ path: z.string().describe('file path'), limit: z.number().int().positive().optional() }),
+        execute: () => 1,
+      }),
+    ),
+  )
+  expect(ctx.tools.schemas()).toEqual([
+    {
+      name: 'read',
+      description: 'Reads a file.',
+      inputSchema: expect.objectContaining({
+        type: 'object',
+        properties: { path: { type: 'string', description: 'file path' }, limit: expect.objectContaining({ type: 'integer' }) },
+        required: ['path'],
+      }),
+    },
+  ])
 })
 
 test('a disposed plugin takes its tools, listeners and guards with it', async () => {
@@ -86,7 +93,15 @@ test('execute never throws, even for garbage input', async () => {
 test('a signal that is not an AbortSignal is refused, not silently ignored', async () => {
   const { ctx } = await setup()
   let ran = false
-  await plug(ctx, 'p', (ctx) => ctx.tools.register(tool({ execute: () => { ran = true } })))
+  await plug(ctx, 'p', (ctx) =>
+    ctx.tools.register(
+      tool({
+        execute: () => {
+          ran = true
+        },
+      }),
+    ),
+  )
   const result = await ctx.tools.execute({ callId: 's', name: 'probe', arguments: {}, signal: {} as AbortSignal })
   expect(result).toMatchObject({ isError: true, error: { code: 'PIPELINE_ERROR', source: 'caller', message: expect.stringContaining('not an AbortSignal') } })
   expect(ran).toBe(false)
@@ -94,6 +109,12 @@ test('a signal that is not an AbortSignal is refused, not silently ignored', asy
 
 test('@dshkit/tools config: an unknown key is a ValidationError naming the valid one', async () => {
   const ctx = new Context()
-  await expect(ctx.plugin(Tools, { retries: 3 } as any)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('unknown key; valid keys: trace') })
-  await expect(ctx.plugin(Tools, { tarce: true } as any)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('did you mean "trace"') })
+  await expect(ctx.plugin(Tools, { retries: 3 } as any)).rejects.toMatchObject({
+    name: 'ValidationError',
+    message: expect.stringContaining('unknown key; valid keys: trace'),
+  })
+  await expect(ctx.plugin(Tools, { tarce: true } as any)).rejects.toMatchObject({
+    name: 'ValidationError',
+    message: expect.stringContaining('did you mean "trace"'),
+  })
 })

@@ -48,7 +48,17 @@ describe('an allow with updatedArguments', () => {
         return (exec.input as any)?.path?.startsWith('/etc') ? { kind: 'deny', reason: 'no /etc' } : next()
       })
     })
-    await plug(ctx, 'tools', (ctx) => void ctx.tools.register({ ...write, execute: () => { ran = true } }))
+    await plug(
+      ctx,
+      'tools',
+      (ctx) =>
+        void ctx.tools.register({
+          ...write,
+          execute: () => {
+            ran = true
+          },
+        }),
+    )
     const result = await ctx.tools.execute(call('write', { path: 'a.txt' }))
     expect(result).toMatchObject({ isError: true, error: { code: 'DENIED', message: 'no /etc', source: 'policy' } })
     expect(result.meta).toMatchObject({ argumentsRewrittenBy: ['hook'], effectiveArguments: { path: '/etc/passwd', content: 'x' } })
@@ -59,7 +69,7 @@ describe('an allow with updatedArguments', () => {
   test('guards see the rewritten execution', async () => {
     const { ctx } = await setup()
     await plug(ctx, 'hook', (ctx) => void ctx.on('tools/pre-execute', rewriter({ path: 'secret.env' })))
-    await plug(ctx, 'sandbox', (ctx) => void ctx.tools.guard((exec) => (exec.input as any)?.path?.endsWith('.env') ? '.env is protected' : undefined))
+    await plug(ctx, 'sandbox', (ctx) => void ctx.tools.guard((exec) => ((exec.input as any)?.path?.endsWith('.env') ? '.env is protected' : undefined)))
     await plug(ctx, 'tools', (ctx) => void ctx.tools.register(write))
     const result = await ctx.tools.execute(call('write', { path: 'a.txt' }))
     expect(result).toMatchObject({ isError: true, error: { code: 'DENIED', message: '.env is protected' } })
@@ -69,7 +79,17 @@ describe('an allow with updatedArguments', () => {
     const { ctx } = await setup()
     let ran = false
     await plug(ctx, 'hook', (ctx) => void ctx.on('tools/pre-execute', rewriter({ path: 42 })))
-    await plug(ctx, 'tools', (ctx) => void ctx.tools.register({ ...write, execute: () => { ran = true } }))
+    await plug(
+      ctx,
+      'tools',
+      (ctx) =>
+        void ctx.tools.register({
+          ...write,
+          execute: () => {
+            ran = true
+          },
+        }),
+    )
     const result = await ctx.tools.execute(call('write', { path: 'a.txt' }))
     expect(result).toMatchObject({ isError: true, error: { code: 'INVALID_ARGS', source: 'hook' } })
     expect(result.isError && result.error.message).toMatch(/^invalid arguments for write from the rewrite by hook: path: /)
@@ -94,7 +114,15 @@ describe('an allow with updatedArguments', () => {
     let asked = 0
     let passes = 0
     provideApproval(ctx, async () => (asked++, { kind: 'allow' }))
-    await plug(ctx, 'hook', (ctx) => void ctx.on('tools/pre-execute', async (exec) => (passes++, { kind: 'allow' as const, updatedArguments: { ...exec.arguments as Record<string, JsonValue> } })))
+    await plug(
+      ctx,
+      'hook',
+      (ctx) =>
+        void ctx.on(
+          'tools/pre-execute',
+          async (exec) => (passes++, { kind: 'allow' as const, updatedArguments: { ...(exec.arguments as Record<string, JsonValue>) } }),
+        ),
+    )
     await plug(ctx, 'policy', (ctx) => void ctx.on('tools/pre-execute', async () => ({ kind: 'ask' as const })))
     await plug(ctx, 'tools', (ctx) => void ctx.tools.register(write))
     const result = await ctx.tools.execute(call('write', { path: 'a.txt' }))
@@ -121,7 +149,17 @@ describe('an allow with updatedArguments', () => {
     let n = 0
     let ran = false
     await plug(ctx, 'looper', (ctx) => void ctx.on('tools/pre-execute', async () => ({ kind: 'allow' as const, updatedArguments: { path: `p${++n}` } })))
-    await plug(ctx, 'tools', (ctx) => void ctx.tools.register({ ...write, execute: () => { ran = true } }))
+    await plug(
+      ctx,
+      'tools',
+      (ctx) =>
+        void ctx.tools.register({
+          ...write,
+          execute: () => {
+            ran = true
+          },
+        }),
+    )
     const result = await ctx.tools.execute(call('write', { path: 'a.txt' }))
     expect(result).toMatchObject({ isError: true, error: { code: 'DENIED', source: 'looper' } })
     expect(result.isError && result.error.message).toMatch(/rewritten 4 times already \(by looper, looper, looper, looper\)/)
@@ -160,11 +198,16 @@ describe('an allow with updatedArguments', () => {
     const judged: unknown[] = []
     provideApproval(ctx, async (request) => (shown.push(request.exec.arguments), { kind: 'allow' }))
     // Registered first, so outermost: like permission-policy's ask rule, it asks after hearing the inner listeners.
-    await plug(ctx, 'policy', (ctx) => void ctx.on('tools/pre-execute', async (exec, next): Promise<PreToolDecision> => {
-      judged.push(exec.arguments)
-      const inner = await next()
-      return inner.kind === 'deny' ? inner : { kind: 'ask', reason: 'writes need a yes' }
-    }))
+    await plug(
+      ctx,
+      'policy',
+      (ctx) =>
+        void ctx.on('tools/pre-execute', async (exec, next): Promise<PreToolDecision> => {
+          judged.push(exec.arguments)
+          const inner = await next()
+          return inner.kind === 'deny' ? inner : { kind: 'ask', reason: 'writes need a yes' }
+        }),
+    )
     await plug(ctx, 'hook', (ctx) => void ctx.on('tools/pre-execute', rewriter({ path: 'b.txt' })))
     await plug(ctx, 'tools', (ctx) => void ctx.tools.register(write))
     const result = await ctx.tools.execute(call('write', { path: 'a.txt' }))

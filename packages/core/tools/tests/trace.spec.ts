@@ -47,20 +47,36 @@ describe('meta.trace', () => {
     })
     await plug(ctx, 'timeout', (ctx) => void ctx.on('tools/execute', (_e, next) => next()))
     await plug(ctx, 'spill', (ctx) => void ctx.on('tools/post-execute', (_e, _r, next) => next(), { prepend: true }))
-    await plug(ctx, 'redact', (ctx) => void ctx.on('tools/post-execute', async (_e, _r, next) => {
-      await next()
-      return { kind: 'replace', content: [{ type: 'text', text: 'h*' }], detail: { redactions: 1 } }
-    }))
-    await plug(ctx, 'notes', (ctx) => void ctx.on('tools/post-execute', async (_e, _r, next) => {
-      await next()
-      return { kind: 'accept', additionalContexts: [{ source: 'notes', content: [{ type: 'text', text: 'fyi' }] }] }
-    }))
+    await plug(
+      ctx,
+      'redact',
+      (ctx) =>
+        void ctx.on('tools/post-execute', async (_e, _r, next) => {
+          await next()
+          return { kind: 'replace', content: [{ type: 'text', text: 'h*' }], detail: { redactions: 1 } }
+        }),
+    )
+    await plug(
+      ctx,
+      'notes',
+      (ctx) =>
+        void ctx.on('tools/post-execute', async (_e, _r, next) => {
+          await next()
+          return { kind: 'accept', additionalContexts: [{ source: 'notes', content: [{ type: 'text', text: 'fyi' }] }] }
+        }),
+    )
     await plug(ctx, 'echo-owner', (ctx) => void ctx.tools.register({ ...echo, finalizeContent: () => undefined }))
     const result = await ctx.tools.execute(call())
     expect(result).toMatchObject({ isError: false, value: 'hi', content: [{ type: 'text', text: 'h*' }] })
     expect(turns(result)).toEqual([
       { phase: 'pre-execute', plugin: 'sandbox', decision: 'pass' },
-      { phase: 'pre-execute', plugin: 'permissions', decision: 'ask', reason: 'writes need a yes', detail: { rule: { index: 0, tool: 'echo' }, file: 'cordis.yml' } },
+      {
+        phase: 'pre-execute',
+        plugin: 'permissions',
+        decision: 'ask',
+        reason: 'writes need a yes',
+        detail: { rule: { index: 0, tool: 'echo' }, file: 'cordis.yml' },
+      },
       { phase: 'guard', plugin: 'permissions', decision: 'pass' },
       { phase: 'approval', plugin: 'approval', decision: 'allow' },
       { phase: 'execute', plugin: 'timeout', decision: 'wrapped' },
@@ -83,11 +99,22 @@ describe('meta.trace', () => {
     let ran = false
     await plug(ctx, 'permissions', (ctx) => {
       ctx.tools.guard(() => undefined)
-      ctx.tools.guard((exec) => exec.name === 'echo' ? { reason: 'rule #1 denies echo', detail: { rule: { index: 0 } } } : undefined)
+      ctx.tools.guard((exec) => (exec.name === 'echo' ? { reason: 'rule #1 denies echo', detail: { rule: { index: 0 } } } : undefined))
       ctx.tools.guard(() => 'never reached')
     })
     await plug(ctx, 'audit', (ctx) => void ctx.on('tools/post-execute', (_e, _r, next) => next()))
-    await plug(ctx, 'owner', (ctx) => void ctx.tools.register({ ...echo, execute: () => { ran = true; return 'x' } }))
+    await plug(
+      ctx,
+      'owner',
+      (ctx) =>
+        void ctx.tools.register({
+          ...echo,
+          execute: () => {
+            ran = true
+            return 'x'
+          },
+        }),
+    )
     const result = await ctx.tools.execute(call())
     expect(result).toMatchObject({ isError: true, error: { code: 'DENIED', message: 'rule #1 denies echo', source: 'permissions' } })
     expect(ran).toBe(false)
@@ -100,7 +127,7 @@ describe('meta.trace', () => {
 
   test('a listener deny, an outer listener passing it on, a block and a wrapper that answers itself', async () => {
     const ctx = await traced()
-    await plug(ctx, 'outer', (ctx) => void ctx.on('tools/pre-execute', async (_e, next) => ({ ...await next(), detail: { saw: 'it' } })))
+    await plug(ctx, 'outer', (ctx) => void ctx.on('tools/pre-execute', async (_e, next) => ({ ...(await next()), detail: { saw: 'it' } })))
     await plug(ctx, 'denier', (ctx) => void ctx.on('tools/pre-execute', async () => ({ kind: 'deny', reason: 'no' })))
     await plug(ctx, 'owner', (ctx) => void ctx.tools.register(echo))
     const denied = await ctx.tools.execute(call())
@@ -112,7 +139,11 @@ describe('meta.trace', () => {
     ])
 
     const ctx2 = await traced()
-    await plug(ctx2, 'cache', (ctx) => void ctx.on('tools/execute', async () => ({ isError: false, value: 'cached', content: [{ type: 'text', text: 'cached' }] })))
+    await plug(
+      ctx2,
+      'cache',
+      (ctx) => void ctx.on('tools/execute', async () => ({ isError: false, value: 'cached', content: [{ type: 'text', text: 'cached' }] })),
+    )
     await plug(ctx2, 'blocker', (ctx) => void ctx.on('tools/post-execute', async () => ({ kind: 'block', reason: 'not today' })))
     await plug(ctx2, 'owner', (ctx) => void ctx2.tools.register(echo))
     const blocked = await ctx2.tools.execute(call())
@@ -135,13 +166,36 @@ describe('meta.trace', () => {
     ])
 
     const ctx2 = await traced()
-    await plug(ctx2, 'rewriter', (ctx) => void ctx.on('tools/pre-execute', async (exec, next) => (exec.arguments as any).text === 'hi' ? { kind: 'allow', updatedArguments: { text: 'hello' } } : next()))
-    await plug(ctx2, 'retry', (ctx) => void ctx.on('tools/execute', async (_e, next) => {
-      const first = await next()
-      return first.isError ? next() : first
-    }))
+    await plug(
+      ctx2,
+      'rewriter',
+      (ctx) =>
+        void ctx.on('tools/pre-execute', async (exec, next) =>
+          (exec.arguments as any).text === 'hi' ? { kind: 'allow', updatedArguments: { text: 'hello' } } : next(),
+        ),
+    )
+    await plug(
+      ctx2,
+      'retry',
+      (ctx) =>
+        void ctx.on('tools/execute', async (_e, next) => {
+          const first = await next()
+          return first.isError ? next() : first
+        }),
+    )
     let attempts = 0
-    await plug(ctx2, 'owner', (ctx) => void ctx.tools.register({ ...echo, execute: ({ text }) => { if (++attempts === 1) throw new Error('flaky'); return text } }))
+    await plug(
+      ctx2,
+      'owner',
+      (ctx) =>
+        void ctx.tools.register({
+          ...echo,
+          execute: ({ text }) => {
+            if (++attempts === 1) throw new Error('flaky')
+            return text
+          },
+        }),
+    )
     const retried = await ctx2.tools.execute(call())
     expect(retried).toMatchObject({ isError: false, value: 'hello' })
     expect(turns(retried)).toEqual([
@@ -154,7 +208,14 @@ describe('meta.trace', () => {
 
     const ctx3 = await traced()
     await plug(ctx3, 'outer', (ctx) => void ctx.on('tools/pre-execute', (_e, next) => next()))
-    await plug(ctx3, 'broken', (ctx) => void ctx.on('tools/pre-execute', async () => { throw new Error('boom') }))
+    await plug(
+      ctx3,
+      'broken',
+      (ctx) =>
+        void ctx.on('tools/pre-execute', async () => {
+          throw new Error('boom')
+        }),
+    )
     await plug(ctx3, 'owner', (ctx) => void ctx.tools.register(echo))
     const broken = await ctx3.tools.execute(call())
     expect(broken).toMatchObject({ error: { code: 'PIPELINE_ERROR', source: 'broken' } })
@@ -168,7 +229,22 @@ describe('meta.trace', () => {
   test('own time: an outer wrapper does not count the body that ran inside it', async () => {
     const ctx = await traced()
     await plug(ctx, 'wrapper', (ctx) => void ctx.on('tools/execute', (_e, next) => next()))
-    await plug(ctx, 'owner', (ctx) => void ctx.tools.register(defineTool({ name: 'slow', description: '', parameters: z.object({}), execute: async () => { await sleep(60); return 'done' } })))
+    await plug(
+      ctx,
+      'owner',
+      (ctx) =>
+        void ctx.tools.register(
+          defineTool({
+            name: 'slow',
+            description: '',
+            parameters: z.object({}),
+            execute: async () => {
+              await sleep(60)
+              return 'done'
+            },
+          }),
+        ),
+    )
     const result = await ctx.tools.execute(call('slow', {}))
     const [wrapper, body] = result.meta!.trace as unknown as TraceEntry[]
     expect(body).toMatchObject({ phase: 'body', decision: 'ok' })
@@ -184,7 +260,13 @@ describe('meta.trace', () => {
     await plug(ctx, 'owner', (ctx) => void ctx.tools.register(echo))
     const result = await ctx.tools.execute(call())
     expect(result).toMatchObject({ error: { code: 'DENIED', message: 'no' } })
-    expect(turns(result)[0]).toEqual({ phase: 'pre-execute', plugin: 'careless', decision: 'deny', reason: 'no', detail: { invalid: 'detail.self is a cycle, which is not JSON' } })
+    expect(turns(result)[0]).toEqual({
+      phase: 'pre-execute',
+      plugin: 'careless',
+      decision: 'deny',
+      reason: 'no',
+      detail: { invalid: 'detail.self is a cycle, which is not JSON' },
+    })
   })
 
   test('unknown tools and invalid arguments carry an empty trace: no plugin took part', async () => {
@@ -204,7 +286,11 @@ describe('hostile details', () => {
     for (let i = 0; i < 10_000; i++) deep = { d: deep }
     const details: unknown[] = [
       JSON.parse('{"__proto__":{"polluted":true}}'),
-      { get boom() { throw new Error('gotcha') } },
+      {
+        get boom() {
+          throw new Error('gotcha')
+        },
+      },
       ['not', 'an', 'object'],
       { n: 10n },
       deep,

@@ -39,10 +39,18 @@ test('a tool whose value type is an interface registers, runs and renders typed'
 
 // Never called: these only have to fail type-checking (`npx tsc -p tsconfig.tests.json`).
 export function nonJsonValuesAreCompileErrors() {
-  interface WithFunction { run: () => void }
-  interface WithDate { at: Date }
-  interface WithBigint { size: bigint }
-  interface Nested { inner: { items: Array<{ when: Date }> } }
+  interface WithFunction {
+    run: () => void
+  }
+  interface WithDate {
+    at: Date
+  }
+  interface WithBigint {
+    size: bigint
+  }
+  interface Nested {
+    inner: { items: Array<{ when: Date }> }
+  }
   // @ts-expect-error a function is not JSON
   defineTool<typeof parameters, WithFunction>({ name: 'f', description: '', parameters, execute: () => ({ run: () => {} }) })
   // @ts-expect-error a Date is not JSON (it would arrive as a string)
@@ -60,7 +68,10 @@ export function nonJsonValuesAreCompileErrors() {
 }
 
 export function recursiveInterfacesAreFine() {
-  interface Tree { label: string; children: Tree[] }
+  interface Tree {
+    label: string
+    children: Tree[]
+  }
   return defineTool<typeof parameters, Tree>({ name: 't', description: '', parameters, execute: () => ({ label: 'root', children: [] }) })
 }
 

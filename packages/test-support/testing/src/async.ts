@@ -13,12 +13,23 @@ export function deferred<T = void>(): Deferred<T> {
   let settled = false
   let resolve!: (value: T) => void
   let reject!: (reason: unknown) => void
-  const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej })
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res
+    reject = rej
+  })
   return {
     promise,
-    resolve: (value) => { settled = true; resolve(value) },
-    reject: (reason) => { settled = true; reject(reason) },
-    get settled() { return settled },
+    resolve: (value) => {
+      settled = true
+      resolve(value)
+    },
+    reject: (reason) => {
+      settled = true
+      reject(reason)
+    },
+    get settled() {
+      return settled
+    },
   }
 }
 
@@ -29,8 +40,14 @@ export function deferred<T = void>(): Deferred<T> {
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason)
-    const onAbort = () => { clearTimeout(timer); reject(signal!.reason) }
-    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve() }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal!.reason)
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
     signal?.addEventListener('abort', onAbort, { once: true })
   })
 }

@@ -54,10 +54,21 @@ export async function boot({ plugins = [], tools = [], timeoutMs }: BootOptions 
     ctx,
     results,
     logs,
-    call: (name, args = {}, { signal, callId = `call-${++calls}`, parent } = {}) =>
-      ctx.tools.execute({ callId, name, arguments: args, signal, parent }),
+    call: (name, args = {}, { signal, callId = `call-${++calls}`, parent } = {}) => ctx.tools.execute({ callId, name, arguments: args, signal, parent }),
     plug: (plugin, config) => plug(ctx, plugin, config, up),
-    register: (defs, as = 'test-tools') => plug(ctx, { name: as, inject: ['tools'], apply: (ctx: Context) => { for (const def of defs) ctx.tools.register(def) } }, undefined, up),
+    register: (defs, as = 'test-tools') =>
+      plug(
+        ctx,
+        {
+          name: as,
+          inject: ['tools'],
+          apply: (ctx: Context) => {
+            for (const def of defs) ctx.tools.register(def)
+          },
+        },
+        undefined,
+        up,
+      ),
     dispose,
   }
   await plug(ctx, Tools, undefined, up)

@@ -24,14 +24,20 @@ export function fakeClock(start: number | Date = Date.now()): FakeClock {
     construct: (target, args, newTarget) => Reflect.construct(target, args.length ? args : [now], newTarget),
     // Date() without new returns the current time as a string.
     apply: () => new RealDate(now).toString(),
-    get: (target, key, receiver) => key === 'now' ? () => now : key === FAKE ? true : Reflect.get(target, key, receiver),
+    get: (target, key, receiver) => (key === 'now' ? () => now : key === FAKE ? true : Reflect.get(target, key, receiver)),
   })
   globalThis.Date = FakeDate
-  const restore = onCleanup(() => { globalThis.Date = RealDate })
+  const restore = onCleanup(() => {
+    globalThis.Date = RealDate
+  })
   return {
     now: () => now,
-    advance: (ms) => { now += ms },
-    set: (time) => { now = +time },
+    advance: (ms) => {
+      now += ms
+    },
+    set: (time) => {
+      now = +time
+    },
     restore,
   }
 }

@@ -13,10 +13,15 @@ export interface IsolatedOptions {
  */
 export function runIsolated(code: string, { cwd, timeoutMs = 15_000 }: IsolatedOptions): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--input-type=module', '-e', code], { cwd, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 1 << 24 }, (error, stdout, stderr) => {
-      if (error?.killed) reject(new Error(`still running after ${timeoutMs} ms (killed): the code stalled the process`))
-      else if (error) reject(new Error(`child failed: ${stderr.slice(0, 2000)}`))
-      else resolve(stdout.trim())
-    })
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', code],
+      { cwd, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 1 << 24 },
+      (error, stdout, stderr) => {
+        if (error?.killed) reject(new Error(`still running after ${timeoutMs} ms (killed): the code stalled the process`))
+        else if (error) reject(new Error(`child failed: ${stderr.slice(0, 2000)}`))
+        else resolve(stdout.trim())
+      },
+    )
   })
 }

@@ -38,7 +38,9 @@ describe('sleep', () => {
   test('follows fake timers, as setTimeout does', async () => {
     vi.useFakeTimers()
     let done = false
-    const waiting = sleep(60_000).then(() => { done = true })
+    const waiting = sleep(60_000).then(() => {
+      done = true
+    })
     await vi.advanceTimersByTimeAsync(59_999)
     expect(done).toBe(false)
     await vi.advanceTimersByTimeAsync(1)
@@ -52,7 +54,9 @@ describe('untilAborted', () => {
     const controller = new AbortController()
     const waiting = untilAborted(controller.signal)
     let settled = false
-    waiting.catch(() => { settled = true })
+    waiting.catch(() => {
+      settled = true
+    })
     await sleep(10)
     expect(settled).toBe(false)
     controller.abort('why')
@@ -63,7 +67,12 @@ describe('untilAborted', () => {
 describe('eventually', () => {
   test('retries until the check passes and returns its value', async () => {
     let n = 0
-    await expect(eventually(() => { if (++n < 3) throw new Error('not yet'); return n })).resolves.toBe(3)
+    await expect(
+      eventually(() => {
+        if (++n < 3) throw new Error('not yet')
+        return n
+      }),
+    ).resolves.toBe(3)
   })
 
   test('a check returning false is retried too', async () => {

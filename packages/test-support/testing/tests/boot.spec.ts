@@ -88,7 +88,13 @@ describe('boot', () => {
   })
 
   test('logs are captured from the first plugin on, with warnings and errors by kind', async () => {
-    const noisy = { name: 'noisy', apply: (ctx: Context) => { ctx.logger('noisy').warn('careful: %s', 'x'); ctx.logger('noisy').error('broke') } }
+    const noisy = {
+      name: 'noisy',
+      apply: (ctx: Context) => {
+        ctx.logger('noisy').warn('careful: %s', 'x')
+        ctx.logger('noisy').error('broke')
+      },
+    }
     const { logs } = await boot({ plugins: [noisy] })
     expect(logs.warnings()).toEqual(['careful: x'])
     expect(logs.errors()).toEqual(['broke'])
@@ -108,7 +114,7 @@ describe('boot', () => {
 })
 
 describe('dispose and cleanup', () => {
-  test('dispose runs every plugin\'s disposers, newest first, and the tools go away', async () => {
+  test("dispose runs every plugin's disposers, newest first, and the tools go away", async () => {
     const order: string[] = []
     const effect = (name: string) => ({ name, apply: (ctx: Context) => ctx.effect(() => () => void order.push(name), name) })
     const { ctx, dispose } = await boot({ tools: [echo], plugins: [effect('first'), effect('second')] })
@@ -129,19 +135,28 @@ describe('dispose and cleanup', () => {
 })
 
 describe('plug', () => {
-  test('rejects with the plugin\'s own error when apply throws', async () => {
+  test("rejects with the plugin's own error when apply throws", async () => {
     const ctx = new Context()
-    await expect(plug(ctx, { name: 'broken', apply: () => { throw new Error('apply broke') } })).rejects.toThrow('apply broke')
+    await expect(
+      plug(ctx, {
+        name: 'broken',
+        apply: () => {
+          throw new Error('apply broke')
+        },
+      }),
+    ).rejects.toThrow('apply broke')
   })
 
   test('names the service nothing provides when a plugin cannot come up', async () => {
     const ctx = new Context()
-    await expect(plug(ctx, { name: 'lonely', inject: ['spill', 'tools'], apply: () => {} }, undefined, { timeoutMs: 50 }))
-      .rejects.toThrow('plugin "lonely" is not up after 50 ms: it waits for "spill", "tools", which nothing provides; plug the plugin that provides them first')
+    await expect(plug(ctx, { name: 'lonely', inject: ['spill', 'tools'], apply: () => {} }, undefined, { timeoutMs: 50 })).rejects.toThrow(
+      'plugin "lonely" is not up after 50 ms: it waits for "spill", "tools", which nothing provides; plug the plugin that provides them first',
+    )
   })
 
   test('boot gives the same message for an entry that waits for nothing', async () => {
-    await expect(boot({ plugins: [{ name: 'orphan', inject: ['approval'], apply: () => {} }], timeoutMs: 50 }))
-      .rejects.toThrow('plugin "orphan" is not up after 50 ms: it waits for "approval", which nothing provides')
+    await expect(boot({ plugins: [{ name: 'orphan', inject: ['approval'], apply: () => {} }], timeoutMs: 50 })).rejects.toThrow(
+      'plugin "orphan" is not up after 50 ms: it waits for "approval", which nothing provides',
+    )
   })
 })

@@ -6,7 +6,11 @@ import { cleanup, fakeClock, tempDir, textOf, valueOf } from '../src/index.js'
 
 afterEach(cleanup)
 
-const exists = (path: string) => stat(path).then(() => true, () => false)
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  )
 
 describe('tempDir', () => {
   test('a fresh, empty, private directory given as its real path', async () => {
@@ -67,12 +71,21 @@ describe('fakeClock', () => {
 
 describe('textOf and valueOf', () => {
   test('textOf joins text blocks and skips images', () => {
-    expect(textOf({ content: [{ type: 'text', text: 'a' }, { type: 'image', data: '', mimeType: 'image/png' }, { type: 'text', text: 'b' }] })).toBe('a\nb')
+    expect(
+      textOf({
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'image', data: '', mimeType: 'image/png' },
+          { type: 'text', text: 'b' },
+        ],
+      }),
+    ).toBe('a\nb')
   })
 
-  test('valueOf returns a success\'s value and throws a failure\'s code and message', () => {
+  test("valueOf returns a success's value and throws a failure's code and message", () => {
     expect(valueOf({ isError: false, value: { n: 1 }, content: [] })).toEqual({ n: 1 })
-    expect(() => valueOf({ isError: true, error: { code: 'DENIED', message: 'outside the root' }, content: [] }))
-      .toThrow('expected success, got DENIED: outside the root')
+    expect(() => valueOf({ isError: true, error: { code: 'DENIED', message: 'outside the root' }, content: [] })).toThrow(
+      'expected success, got DENIED: outside the root',
+    )
   })
 })

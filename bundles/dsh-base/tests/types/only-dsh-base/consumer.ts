@@ -1,5 +1,5 @@
 // A consumer that depends on dsh-base alone: its built typings must type every service it provides.
-import { Context } from 'cordis'
+import type { Context } from 'cordis'
 import DshBase from '@dshkit/dsh-base'
 
 export async function consumer(ctx: Context) {

@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto'
+import type { Context } from 'cordis'
+import type { ToolExecutionResult, ToolRuntime } from '@dshkit/tools'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js'
+import type { Config } from './config.js'
+import { elicitationResponder, type CallOrigin } from './elicit.js'
+import { toCallToolResult } from './result.js'
+import { listTools } from './tool-list.js'
+
+export interface Loop {
+  executeToolCalls(calls: { callId: string; name: string; arguments: unknown }[], options: { signal: AbortSignal }): Promise<{ results: ToolExecutionResult[] }>
+}
+/** What a call needs, held by the service so the hot path does not look services up through cordis each time. */
+export interface Services {
+  loop(): Loop | undefined
+  execute: ToolRuntime['execute']
+}
+interface Approval {
+  respond?(responder: (request: any, signal: AbortSignal) => unknown): () => void
+}
+
+const SETTLE_MS = 5000
+
+/** One MCP client: an SDK `Server` on one transport, serving the registry through the pipeline. */
+export class McpConnection {
+  readonly server: Server
+  /** Calls in flight by callId, so approval questions go to the client that made the call. */
+  private readonly calls = new Map<string, CallOrigin>()
+  private transport: Transport | undefined
+  private readonly disposers: (() => void)[] = []
+  private held: false | 'held' | 'changed' = false
+  /** Calls whose arguments as sent carry a `__proto__` key the SDK's schema dropped (see raw.ts). */
+  private readonly rawArguments = new Map<RequestId, Record<string, unknown>>()
+  /** Request ids the client has in flight: a request reusing one is refused (see `guardRequestIds`). */
+  private readonly inFlight = new Set<RequestId>()
+  /** Calls still running, so closing waits until each one's result is recorded. */
+  private readonly running = new Set<Promise<unknown>>()
+  private closedResolve!: () => void
+  /** Resolves once the transport closed (client gone, or `close()`), every call in flight was aborted and has settled. */
+  readonly closed = new Promise<void>((resolve) => (this.closedResolve = resolve))
+
+  constructor(
+    readonly ctx: Context,
+    config: Config,
+    readonly label: string,
+    private readonly services: Services,
+  ) {
+    const server = (this.server = new Server(
+      { name: config.name, version: '0.1.0' },
+      {
+        capabilities: { tools: { listChanged: true } },
+        instructions: 'Tools served by dshkit: every call runs through its permission rules, sandbox, hooks, approval, timeouts and session log.',
+      },
+    ))
+    const tools = ctx.tools
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools(tools) }))
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const callId = `mcp-${randomUUID()}`
+      const { name } = request.params
+      const raw = this.rawArguments.get(extra.requestId)
+      this.rawArguments.delete(extra.requestId)
+      const args = raw ?? request.params.arguments ?? {}
+      this.calls.set(callId, { requestId: extra.requestId })
+      try {
+        // The SDK aborts this signal on notifications/cancelled and when the transport closes.
+        const running = this.execute(callId, name, args, extra.signal)
+        this.running.add(running)
+        try {
+          return toCallToolResult(callId, await running)
+        } finally {
+          this.running.delete(running)
+        }
+      } finally {
+        this.calls.delete(callId)
+      }
+    })
+    server.oninitialized = () => {
+      const approval = ctx.get('approval') as Approval | undefined
+      if (config.elicitation && server.getClientCapabilities()?.elicitation && typeof approval?.respond === 'function') {
+        this.disposers.push(approval.respond(elicitationResponder(server, this.calls)))
+      }
+    }
+    server.onclose = () => {
+      for (const dispose of this.disposers.splice(0)) dispose()
+      this.inFlight.clear()
+      void this.settled().then(this.closedResolve)
+    }
+    server.onerror = (error) => ctx.logger('mcp-server').warn(`${label}: ${error.message}`)
+  }
+
+  /** Through the agent loop when there is one (the call is in the session log before it runs), else the registry. */
+  private async execute(callId: string, name: string, args: unknown, signal: AbortSignal): Promise<ToolExecutionResult> {
+    const loop = this.services.loop()
+    if (loop) return (await loop.executeToolCalls([{ callId, name, arguments: args }], { signal })).results[0]
+    return this.services.execute({ callId, name, arguments: args, signal })
+  }
+
+  /** The transport saw this call's arguments carry a `__proto__` key: the call gets them as sent, and the registry refuses them. */
+  noteRawArguments(id: RequestId, args: Record<string, unknown>): void {
+    // An id in flight: this request is about to be refused, and must not hand its arguments to the call that owns the id.
+    if (!this.inFlight.has(id)) this.rawArguments.set(id, args)
+  }
+
+  /**
+   * Aborts one call in flight (its client went away, e.g. an HTTP response closed early): handed to the SDK
+   * as the client's own `notifications/cancelled` would be, so it aborts the signal the call runs with.
+   * Unknown or finished ids are ignored.
+   */
+  abortRequest(id: RequestId, reason: string): void {
+    this.transport?.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } })
+  }
+
+  connect(transport: Transport): Promise<void> {
+    this.transport = transport
+    // The SDK sets onmessage, then starts the transport: the guard goes in between, before any message.
+    const start = transport.start.bind(transport)
+    transport.start = () => (this.guardRequestIds(transport), start())
+    return this.server.connect(transport)
+  }
+
+  /**
+   * The SDK keys a request's abort controller by its id: a second request with the id of one in flight
+   * would replace it, and the first call could then be neither cancelled nor aborted when the client
+   * leaves (its process would outlive the connection). Such a request is refused instead (-32600).
+   */
+  private guardRequestIds(transport: Transport) {
+    const dispatch = transport.onmessage
+    const send = transport.send.bind(transport)
+    transport.onmessage = (message, extra) => {
+      const m = message as { id?: RequestId; method?: string; params?: { requestId?: RequestId } }
+      if (m.method !== undefined && m.id !== undefined) {
+        if (this.inFlight.has(m.id)) {
+          return void send({
+            jsonrpc: '2.0',
+            id: m.id,
+            error: { code: -32600, message: `Invalid Request: id ${JSON.stringify(m.id)} belongs to a request still in flight; use a new id` },
+          }).catch(() => {})
+        }
+        this.inFlight.add(m.id)
+      }
+      dispatch?.(message, extra)
+      // A cancelled request gets no response: its id is free again (its call was aborted).
+      if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined) this.inFlight.delete(m.params.requestId)
+    }
+    transport.send = (message: JSONRPCMessage, options) => {
+      const m = message as { id?: RequestId; method?: string }
+      if (m.method === undefined && m.id !== undefined) {
+        this.inFlight.delete(m.id)
+        // Answered without reaching the handler (e.g. params the SDK refused): its raw arguments must not wait for the id's next use.
+        this.rawArguments.delete(m.id)
+      }
+      return send(message, options)
+    }
+  }
+
+  /** Every call still running has settled (they were aborted), or 5 s passed: a tool that ignores its signal cannot hold a shutdown. */
+  private async settled(): Promise<void> {
+    if (!this.running.size) return
+    let timer: NodeJS.Timeout | undefined
+    const patience = new Promise<void>((resolve) => (timer = setTimeout(resolve, SETTLE_MS)))
+    await Promise.race([Promise.allSettled([...this.running]), patience])
+    clearTimeout(timer)
+  }
+
+  /** Tells the client the tool list changed (ignored before it initialized or after it left). */
+  toolsChanged(): void {
+    if (this.held) this.held = 'changed'
+    else this.server.sendToolListChanged().catch(() => {})
+  }
+
+  /** A transport whose client cannot hear notifications yet (Streamable HTTP before its GET stream). */
+  holdNotifications(): void {
+    this.held ||= 'held'
+  }
+
+  /** The client can hear notifications now: a tool-list change made meanwhile is sent. */
+  releaseNotifications(): void {
+    const changed = this.held === 'changed'
+    this.held = false
+    if (changed) this.toolsChanged()
+  }
+
+  /** Closes the transport, aborting the calls in flight, and resolves once they settled (their results are recorded). */
+  async close(): Promise<void> {
+    await this.server.close()
+    await this.settled()
+  }
+}

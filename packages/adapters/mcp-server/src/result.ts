@@ -1,0 +1,21 @@
+import type { ContentBlock, JsonValue, ToolExecutionResult } from '@dshkit/tools'
+
+/** What the MCP client gets back: content as is, `isError`, and dshkit's verdict in `_meta`. */
+export function toCallToolResult(callId: string, result: ToolExecutionResult) {
+  const meta: Record<string, JsonValue> = { callId }
+  if (result.isError) meta.error = { code: result.error.code, ...(result.error.source ? { source: result.error.source } : {}) }
+  if (result.meta) meta.meta = result.meta as JsonValue
+  const content = result.content.map(toBlock)
+  // MCP has no side channel for context a policy adds after a call, so it follows the result, labelled.
+  for (const context of result.additionalContexts ?? [])
+    content.push({ type: 'text', text: `[context from ${context.source}]` }, ...context.content.map(toBlock))
+  return {
+    content,
+    isError: result.isError,
+    _meta: { 'dshkit/result': meta },
+  }
+}
+
+function toBlock(block: ContentBlock): { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string } {
+  return block.type === 'text' ? { type: 'text', text: block.text } : { type: 'image', data: block.data, mimeType: block.mimeType }
+}

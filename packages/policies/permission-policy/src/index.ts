@@ -1,0 +1,60 @@
+import type { Context } from 'cordis'
+import { definePlugin } from '@dshkit/tools'
+import type { FsService } from '@dshkit/fs'
+import { Config, type ConfigInput } from './config.js'
+import { loadCommandParser, type ShellService } from '@dshkit/shell'
+import { pathArguments, redirectTargets } from './paths.js'
+import type { Decision } from './rules.js'
+import { PermissionRules } from './verdict.js'
+import { verdictDetail } from './detail.js'
+
+export type { Decision, PathForm, PathLookup } from './rules.js'
+export { pathArguments, redirectTargets } from './paths.js'
+export { describeRule } from './rules.js'
+export { Config, Rule, type ConfigInput } from './config.js'
+export { PermissionRules, type Verdict } from './verdict.js'
+export { verdictDetail } from './detail.js'
+
+export const name = 'permission-policy'
+export const inject = ['tools']
+
+// An arrow: cordis calls a `function` declaration with `new` and would lose a returned disposer.
+export const apply = (ctx: Context, input?: ConfigInput): Promise<void> | undefined => {
+  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+  const config = Config.parse(input)
+  // Path arguments resolve against the fs provider of the moment (fs-local's cwd), looked up only when needed.
+  const paths = pathArguments(ctx.tools.definitions, () => ctx.get('fs') as FsService | undefined)
+  const fs = () => ctx.get('fs') as FsService | undefined
+  const rules = new PermissionRules(
+    config.rules,
+    config.default,
+    paths,
+    redirectTargets(fs, () => (ctx.get('shell') as ShellService | undefined)?.cwd),
+  )
+  // A shell line that command rules cannot read is asked about, so command rules can always ask.
+  const can = (decision: Decision) =>
+    config.default === decision || config.rules.some((rule) => rule.decision === decision) || (decision === 'ask' && rules.judgesCommands)
+  // Denials are guards: nothing registered later, before or after can turn them into permission.
+  if (can('deny')) {
+    ctx.tools.guard((exec) => {
+      const verdict = rules.verdict(exec)
+      // The matched rule rides along for the trace (`meta.trace`, explain); the reason is what denies.
+      return verdict.decision === 'deny' ? { reason: verdict.message, detail: verdictDetail(verdict, config.file) } : undefined
+    })
+  }
+  if (can('ask')) {
+    ctx.on('tools/pre-execute', async (exec, next) => {
+      const verdict = rules.verdict(exec)
+      if (verdict.decision !== 'ask') return next()
+      // Inner listeners still get their say: a denial from one of them beats our ask.
+      const inner = await next()
+      if (inner.kind === 'deny') return inner
+      const also = inner.kind === 'ask' && inner.reason ? `; ${inner.source} also asks: ${inner.reason}` : ''
+      return { kind: 'ask', reason: verdict.message + also, detail: verdictDetail(verdict, config.file) }
+    })
+  }
+  // Until the grammar is loaded, command rules cannot read a line, so such calls are asked about, never allowed.
+  if (rules.judgesCommands) return loadCommandParser()
+}
+
+export default definePlugin({ name, inject, Config, apply })

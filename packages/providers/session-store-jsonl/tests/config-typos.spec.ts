@@ -1,0 +1,12 @@
+import { Context } from 'cordis'
+import { expect, test } from 'vitest'
+import SessionStoreJsonl from '../src/index.js'
+
+// A misspelled key used to be dropped silently, leaving its protection off.
+test.each([[SessionStoreJsonl, { path: 'session.jsonl', paht: 'other.jsonl' }, 'unknown key; did you mean "path"? (at paht)']] as const)(
+  'a misspelled config key is refused, naming it and the key it meant (%#)',
+  async (plugin, config, message) => {
+    const ctx = new Context()
+    await expect(ctx.plugin(plugin as any, config)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining(message) })
+  },
+)

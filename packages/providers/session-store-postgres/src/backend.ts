@@ -1,0 +1,232 @@
+import pg from 'pg'
+import type { SessionEvent } from '@dshkit/session'
+import type { PoolOptions } from './config.js'
+import { migrate } from './migrations.js'
+import { quoteSchema, redact } from './names.js'
+
+export interface ConnectionOptions {
+  connectionString?: string
+  pool?: PoolOptions
+  schema: string
+}
+
+/** One store's share of a group commit: its events, appended in this order, under its lease. */
+interface Append {
+  sessionId: string
+  owner: string
+  leaseMs: number
+  events: SessionEvent[]
+  resolve(): void
+  reject(error: Error): void
+}
+
+/** A session this process holds: the heartbeat renews its lease, and tells it when it was lost. */
+export interface Held {
+  sessionId: string
+  owner: string
+  leaseMs: number
+  lost(reason: string): void
+}
+
+/** The sessions this process holds were not in the batch's UPDATE result: someone took them over. */
+export class FencedError extends Error {}
+
+// One backend per (server, schema) per process, shared by every copy of this module loaded in it.
+const registry: Map<string, Backend> = ((globalThis as any)[Symbol.for('dshkit.session-store-postgres.backends')] ??= new Map())
+
+/** pg options: bounded waits, so a server that is down or hangs fails an append instead of stalling it forever. */
+export function poolConfig(options: ConnectionOptions, applicationName = 'dshkit-session-store'): pg.PoolConfig {
+  return {
+    connectionTimeoutMillis: 10_000,
+    query_timeout: 60_000,
+    application_name: applicationName,
+    ...(options.connectionString ? { connectionString: options.connectionString } : {}),
+    ...options.pool,
+  } as pg.PoolConfig
+}
+
+/** Where a store writes, for messages: the connection string without its password, and the schema. */
+export function describeWhere(options: ConnectionOptions) {
+  const server = options.connectionString
+    ? redact(options.connectionString)
+    : `postgres://${options.pool?.user ?? ''}@${options.pool?.host ?? 'localhost'}:${options.pool?.port ?? 5432}/${options.pool?.database ?? ''}`
+  return `${server} (schema ${options.schema})`
+}
+
+/**
+ * A pool, the schema migration, group commit and lease heartbeats for every session this
+ * process writes to one server and schema. Reference-counted: the last store to close ends the pool.
+ */
+export class Backend {
+  readonly pool: pg.Pool
+  readonly quoted: string
+  readonly where: string
+  private refs = 0
+  private migrated: Promise<void> | undefined
+  private queue: Append[] = []
+  private flushing = false
+  private readonly held = new Map<string, Held>()
+  private heartbeat: NodeJS.Timeout | undefined
+  private heartbeatMs = 0
+  private beating = false
+  private readonly schema: string
+
+  private constructor(
+    readonly key: string,
+    options: ConnectionOptions,
+  ) {
+    this.quoted = quoteSchema(options.schema)
+    this.where = describeWhere(options)
+    this.pool = new pg.Pool(poolConfig(options))
+    // An idle connection that dies (server restart, pg_terminate_backend) is dropped by the pool; the next query reconnects.
+    this.pool.on('error', () => {})
+    this.schema = options.schema
+  }
+
+  static acquire(options: ConnectionOptions): Backend {
+    const key = JSON.stringify([options.connectionString ?? null, options.pool ?? null, options.schema])
+    let backend = registry.get(key)
+    if (!backend) registry.set(key, (backend = new Backend(key, options)))
+    backend.refs++
+    return backend
+  }
+
+  async release(): Promise<void> {
+    if (--this.refs > 0) return
+    registry.delete(this.key)
+    clearInterval(this.heartbeat)
+    await this.pool.end().catch(() => {})
+  }
+
+  /** Creates or upgrades the tables once per process (and once across processes: under an advisory lock). */
+  ready(): Promise<void> {
+    this.migrated ??= (async () => {
+      const client = await this.pool.connect()
+      try {
+        await migrate(client, this.schema, this.quoted)
+      } finally {
+        client.release()
+      }
+    })().catch((error) => {
+      this.migrated = undefined // the next opener tries again
+      throw error
+    })
+    return this.migrated
+  }
+
+  /** Resolves once `events` are committed, in one transaction with whatever other sessions of this process append meanwhile. */
+  append(sessionId: string, owner: string, leaseMs: number, events: SessionEvent[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ sessionId, owner, leaseMs, events, resolve, reject })
+      if (this.flushing) return
+      this.flushing = true
+      // Started on the next turn, so appends made in the same tick share the first transaction too.
+      setImmediate(() => void this.flush())
+    })
+  }
+
+  private async flush() {
+    try {
+      while (this.queue.length) await this.commit(this.queue.splice(0, 500))
+    } finally {
+      this.flushing = false
+    }
+  }
+
+  /**
+   * One statement, so one round trip and one transaction: bump each session's sequence (only where
+   * this writer still owns it: the fence), then insert the events numbered from the old sequence.
+   */
+  private async commit(batch: Append[]) {
+    const sessions = { id: [] as string[], owner: [] as string[], count: [] as number[], lease: [] as number[] }
+    const rows = { owner: [] as string[], index: [] as number[], type: [] as string[], body: [] as string[] }
+    const counts = new Map<string, number>()
+    for (const item of batch) {
+      let n = counts.get(item.owner) ?? 0
+      for (const event of item.events) {
+        rows.owner.push(item.owner)
+        rows.index.push(++n)
+        rows.type.push(event.type)
+        rows.body.push(JSON.stringify(event))
+      }
+      if (!counts.has(item.owner)) {
+        sessions.id.push(item.sessionId)
+        sessions.owner.push(item.owner)
+        sessions.lease.push(item.leaseMs)
+      }
+      counts.set(item.owner, n)
+    }
+    for (const owner of sessions.owner) sessions.count.push(counts.get(owner)!)
+    const t = this.quoted
+    let kept: Set<string>
+    try {
+      const result = await this.pool.query(
+        `
+        WITH b AS (
+          SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[]) AS b(id, owner, n, ms)
+        ), bumped AS (
+          UPDATE ${t}.dshkit_sessions s
+          SET last_seq = s.last_seq + b.n, lease_until = now() + b.ms * interval '1 millisecond', updated_at = now()
+          FROM b WHERE s.id = b.id AND s.owner = b.owner
+          RETURNING s.id, s.owner, s.last_seq - b.n AS base
+        ), inserted AS (
+          INSERT INTO ${t}.dshkit_session_events (session_id, seq, type, body)
+          SELECT bumped.id, bumped.base + e.idx, e.type, e.body
+          FROM unnest($5::text[], $6::bigint[], $7::text[], $8::json[]) AS e(owner, idx, type, body)
+          JOIN bumped ON bumped.owner = e.owner
+        )
+        SELECT owner FROM bumped`,
+        [sessions.id, sessions.owner, sessions.count, sessions.lease, rows.owner, rows.index, rows.type, rows.body],
+      )
+      kept = new Set(result.rows.map((row) => row.owner as string))
+    } catch (error) {
+      for (const item of batch) item.reject(error as Error)
+      return
+    }
+    for (const item of batch) {
+      if (kept.has(item.owner)) item.resolve()
+      else item.reject(new FencedError("another writer took the session over (this writer's lease had run out)"))
+    }
+  }
+
+  /** Keeps the lease of `held` alive until `unhold`. */
+  hold(held: Held) {
+    this.held.set(held.owner, held)
+    const every = Math.max(100, Math.floor(Math.min(...[...this.held.values()].map((h) => h.leaseMs)) / 3))
+    if (every === this.heartbeatMs && this.heartbeat) return
+    clearInterval(this.heartbeat)
+    this.heartbeatMs = every
+    this.heartbeat = setInterval(() => void this.renew(), every)
+    this.heartbeat.unref() // a heartbeat alone never keeps the process alive
+  }
+
+  unhold(owner: string) {
+    this.held.delete(owner)
+    if (this.held.size) return
+    clearInterval(this.heartbeat)
+    this.heartbeat = undefined
+  }
+
+  private async renew() {
+    if (this.beating || !this.held.size) return
+    this.beating = true
+    const held = [...this.held.values()]
+    try {
+      const { rows } = await this.pool.query(
+        `
+        UPDATE ${this.quoted}.dshkit_sessions s SET lease_until = now() + b.ms * interval '1 millisecond'
+        FROM unnest($1::text[], $2::text[], $3::int[]) AS b(id, owner, ms)
+        WHERE s.id = b.id AND s.owner = b.owner RETURNING s.owner`,
+        [held.map((h) => h.sessionId), held.map((h) => h.owner), held.map((h) => h.leaseMs)],
+      )
+      const renewed = new Set(rows.map((row) => row.owner as string))
+      for (const h of held) {
+        if (!renewed.has(h.owner) && this.held.has(h.owner)) h.lost("another writer took the session over (this writer's lease had run out)")
+      }
+    } catch {
+      // A failed heartbeat changes nothing by itself: every append is fenced on the lease owner anyway.
+    } finally {
+      this.beating = false
+    }
+  }
+}

@@ -1,0 +1,44 @@
+/** Checks and quotes the names that end up in SQL text or in the sessions table. */
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
+/** Session ids are stored in an indexed text column: bounded, and without NUL (PostgreSQL text cannot hold it). */
+export const MAX_SESSION_ID_BYTES = 512
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/
+// In a `u` regex a surrogate code unit only matches when it is unpaired.
+const LONE_SURROGATE = /[\ud800-\udfff]/u
+
+/** Why `schema` cannot be used, or undefined. Only plain lower-case names, so nothing a user types is ever spliced into SQL. */
+export function schemaProblem(schema: string): string | undefined {
+  if (SCHEMA_NAME.test(schema)) return undefined
+  return `schema must be a plain lower-case SQL name (a-z, 0-9 and _, not starting with a digit, at most 63 characters), got ${bounded(schema)}`
+}
+
+/** Why `sessionId` cannot be used, or undefined. Quotes, spaces and any Unicode are fine. */
+export function sessionIdProblem(sessionId: string): string | undefined {
+  if (!sessionId.length) return 'sessionId must not be empty'
+  const bytes = Buffer.byteLength(sessionId)
+  if (bytes > MAX_SESSION_ID_BYTES)
+    return `sessionId is ${bytes} bytes; at most ${MAX_SESSION_ID_BYTES} are allowed (use a shorter id, e.g. a hash of this one)`
+  if (CONTROL.test(sessionId)) return `sessionId must not contain control characters (NUL, newline, tab, …), got ${bounded(sessionId)}`
+  if (LONE_SURROGATE.test(sessionId)) return `sessionId must be well-formed Unicode (it holds a lone surrogate), got ${bounded(sessionId)}`
+  return undefined
+}
+
+/** A checked schema name as a quoted SQL identifier. */
+export function quoteSchema(schema: string): string {
+  const problem = schemaProblem(schema)
+  if (problem) throw new TypeError(problem)
+  return `"${schema}"`
+}
+
+/** A user-supplied string for an error message: JSON-quoted (controls escaped) and cut to 80 characters. */
+export function bounded(text: string): string {
+  const quoted = JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)
+  return text.length > 80 ? `${quoted} (${text.length} characters)` : quoted
+}
+
+/** A connection string with its password hidden, for messages. */
+export function redact(connectionString: string): string {
+  return connectionString.replace(/^([a-z]+:\/\/[^:/@?#]*):[^@/?#]*@/i, '$1:***@').replace(/([?&]password=)[^&#]*/i, '$1***')
+}

@@ -1,0 +1,103 @@
+import { Context } from 'cordis'
+import { afterEach, expect, test } from 'vitest'
+import { cleanup } from '@dshkit/testing'
+import SessionStorePostgres, { listSessions, parseLocation, PostgresSessionStore, readSessionLog } from '../src/index.js'
+import { call, freshSchema, open, sql, useServer } from './helpers.js'
+
+afterEach(cleanup)
+const server = useServer()
+
+const plug = (config: unknown) => new Context().plugin(SessionStorePostgres as any, config)
+
+test.each([
+  [{ connectionString: 'postgres://x/db', sesionId: 's' }, 'unknown key; did you mean "sessionId"? (at sesionId)'],
+  [{ conectionString: 'postgres://x/db', sessionId: 's' }, 'unknown key; did you mean "connectionString"? (at conectionString)'],
+  [{ connectionString: 'postgres://x/db', sessionId: 's', lease: 1000 }, 'unknown key; did you mean "leaseMs"? (at lease)'],
+  [{ pool: { hots: 'localhost' }, sessionId: 's' }, 'unknown key; did you mean "host"? (at pool.hots)'],
+  [{ connectionString: 'postgres://x/db' }, 'sessionId is required'],
+  [{ sessionId: 's' }, 'connectionString is required (or pool options)'],
+  [{ connectionString: 'mysql://x/db', sessionId: 's' }, 'connectionString must start with postgres:// or postgresql://'],
+  [{ connectionString: 'postgres://x/db', sessionId: 's', leaseMs: 10 }, 'leaseMs must be at least 300'],
+] as const)('careless config is refused with a clear error (%#)', async (config, message) => {
+  await expect(plug(config)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining(message) })
+})
+
+test.each(['public"; DROP TABLE dshkit_sessions; --', 'Public', 'a b', '1abc', 'x'.repeat(64), 'pg_catalog.x', ''])(
+  'a schema name that is not a plain SQL name is refused before any SQL runs: %j',
+  async (schema) => {
+    await expect(plug({ connectionString: server.url, sessionId: 's', schema })).rejects.toMatchObject({
+      name: 'ValidationError',
+      message: expect.stringContaining('schema must be a plain lower-case SQL name'),
+    })
+    expect(() => new PostgresSessionStore({ connectionString: server.url, sessionId: 's', schema })).toThrow(/schema must be a plain lower-case SQL name/)
+    expect(() => parseLocation(`postgres://x/db?schema=${encodeURIComponent(schema)}#s`)).toThrow(/schema must be a plain lower-case SQL name/)
+  },
+)
+
+test.each([
+  ['', 'sessionId must not be empty'],
+  ['x'.repeat(513), 'sessionId is 513 bytes; at most 512'],
+  ['é'.repeat(257), 'sessionId is 514 bytes; at most 512'],
+  ['a\u0000b', 'sessionId must not contain control characters'],
+  ['line\nbreak', 'sessionId must not contain control characters'],
+  ['lone \ud800', 'sessionId must be well-formed Unicode'],
+])('an unusable sessionId is refused with why (%#)', async (sessionId, message) => {
+  await expect(plug({ connectionString: server.url, sessionId })).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining(message) })
+})
+
+test('session ids with quotes, SQL, unicode and 512 bytes are just ids: stored, listed and read back exactly', async () => {
+  const schema = freshSchema()
+  const ids = [`it's "quoted"`, `x'); DROP TABLE dshkit_sessions; --`, '日本語 🎉 ünï', '#%?&=/', 'y'.repeat(512)]
+  for (const sessionId of ids) {
+    const { session, fiber } = await open({ connectionString: server.url, sessionId, schema })
+    await session.append(call(sessionId.slice(0, 20)))
+    await fiber.dispose()
+  }
+  expect((await listSessions({ connectionString: server.url, schema })).map((s) => s.sessionId)).toEqual(ids)
+  for (const sessionId of ids) {
+    const { events } = await readSessionLog(`${server.url}${server.url.includes('?') ? '&' : '?'}schema=${schema}#${encodeURIComponent(sessionId)}`)
+    expect(events.map((e) => (e as any).callId)).toEqual([sessionId.slice(0, 20)])
+  }
+})
+
+test('a huge event (5 MB of output) and 10,000-deep nesting round-trip', async () => {
+  const schema = freshSchema()
+  const { session, fiber } = await open({ connectionString: server.url, sessionId: 'big', schema })
+  const text = 'ü'.repeat(2_500_000)
+  await session.append({ type: 'tool/result', callId: 'big', isError: false, content: [{ type: 'text', text }] })
+  let deep: unknown = 'bottom'
+  for (let i = 0; i < 10_000; i++) deep = [deep]
+  const nested = session.append(call('deep', 'x', deep))
+  // Whatever the seam decides about that depth, the store never reports it durable unless it is.
+  const outcome = await nested.then(
+    () => 'stored',
+    (error: Error) => error.message,
+  )
+  await fiber.dispose()
+  const { events } = await readSessionLog({ connectionString: server.url, schema, sessionId: 'big' })
+  expect((events[0] as any).content[0].text).toBe(text)
+  expect(events.length).toBe(outcome === 'stored' ? 2 : 1)
+  if (outcome === 'stored') expect(JSON.stringify((events[1] as any).arguments)).toBe(JSON.stringify(deep))
+})
+
+test('rows removed by hand (a gap in the sequence) are refused at load, not papered over', async () => {
+  const schema = freshSchema()
+  const config = { connectionString: server.url, sessionId: 'gap', schema }
+  const { session, fiber } = await open(config)
+  for (const id of ['a', 'b', 'c']) await session.append(call(id))
+  await fiber.dispose()
+  const client = await sql(server.url)
+  await client.query(`DELETE FROM ${schema}.dshkit_session_events WHERE seq = 2`)
+  await client.end()
+  await expect(open(config)).rejects.toMatchObject({
+    code: 'SESSION_LOG_CORRUPT',
+    message: expect.stringContaining('is missing event #2 (the next stored one is #3)'),
+  })
+  await expect(open(config)).rejects.toMatchObject({ code: 'SESSION_LOG_CORRUPT' }) // and the failed open handed the lease back
+})
+
+test('a missing session or schema reads as not found; listing an unmigrated schema is empty', async () => {
+  const schema = freshSchema()
+  await expect(readSessionLog({ connectionString: server.url, schema, sessionId: 'none' })).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' })
+  expect(await listSessions({ connectionString: server.url, schema })).toEqual([])
+})

@@ -1,0 +1,37 @@
+import { Config as FsSandboxConfig } from '@dshkit/fs-sandbox'
+import { Config as ShellLocalConfig } from '@dshkit/shell-local'
+import { strictConfig } from '@dshkit/common'
+import { z } from 'zod'
+
+// The very fields (and defaults) fs-sandbox takes, so one config object confines both the same way.
+const { roots, readOnlyRoots, deny } = FsSandboxConfig.unwrap().shape
+// And shell-local's command defaults, so switching providers keeps the same keys.
+const { env, inheritEnv, defaultTimeoutMs, maxOutputBytes, graceMs } = ShellLocalConfig.unwrap().shape
+
+export const Config = strictConfig({
+  roots: roots.describe("Writable directories, as fs-sandbox's `roots` (pass fs-sandbox's config; dsh-base does)."),
+  readOnlyRoots: readOnlyRoots.describe("Directories mounted read-only even inside a root, as fs-sandbox's `readOnlyRoots`."),
+  deny: deny.describe("fs-sandbox's deny globs: matching files and folders are hidden from every command."),
+  network: z.boolean().default(false).describe("Let commands reach the network (the host's network namespace); default: no network at all, not even loopback."),
+  cwd: z.string().min(1, 'cwd must be a directory path').optional().describe('Default working directory of commands; default: the first root.'),
+  shell: z
+    .string()
+    .min(1, 'shell must be a program path')
+    .optional()
+    .describe('The shell that runs `-c <command>` inside the sandbox; default /bin/bash, else /bin/sh.'),
+  env,
+  inheritEnv,
+  defaultTimeoutMs,
+  maxOutputBytes,
+  graceMs,
+  bwrapPath: z.string().min(1, 'bwrapPath must be a program name or path').default('bwrap').describe('The bubblewrap binary.'),
+  denyScanLimit: z
+    .number()
+    .int('denyScanLimit must be a whole number')
+    .positive('denyScanLimit must be positive')
+    .default(50_000)
+    .describe('Most directory entries one launch may look at to find deny-glob matches; past it the command is refused, never run unhidden.'),
+}).prefault({})
+export type Config = z.infer<typeof Config>
+/** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
+export type ConfigInput = z.input<typeof Config>

@@ -1,0 +1,92 @@
+import { accessSync, constants, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import nodePath from 'node:path'
+import type { Context } from 'cordis'
+import { Sandbox } from '@dshkit/fs-sandbox'
+import { baseEnvironment, commandDefaults, isDirectory } from '@dshkit/shell-local'
+import { definePlugin } from '@dshkit/tools'
+import { sandboxFlags } from './args.js'
+import { Config, type ConfigInput } from './config.js'
+import { denyMatcher } from './deny-matcher.js'
+import { probeBubblewrap } from './probe.js'
+import { SandboxShell } from './service.js'
+
+export { SandboxShell, type SandboxShellOptions } from './service.js'
+export { sandboxFlags, type SandboxLayout } from './args.js'
+export { denyMatcher } from './deny-matcher.js'
+export { findHidden, DenyScanLimitError, MAX_HIDDEN_PATHS, type HiddenPaths } from './hidden.js'
+export { Config, type ConfigInput } from './config.js'
+
+export const name = 'shell-sandbox'
+
+/** Starting fails with this (one line) when bubblewrap cannot confine commands: never an unconfined fallback. */
+export class ShellSandboxUnavailableError extends Error {
+  name = 'ShellSandboxUnavailableError'
+}
+
+// An arrow: cordis calls a `function` declaration with `new` and would lose a returned disposer.
+export const apply = async (ctx: Context, input?: ConfigInput) => {
+  // Parsing again is idempotent and keeps the types honest when apply is called directly.
+  const config = Config.parse(input)
+  // fs-sandbox's own rules object: the same roots (as real paths) and the same deny matching.
+  const sandbox = new Sandbox(config)
+  await sandbox.ready
+  const { roots, readOnlyRoots } = sandbox.resolvedRoots()
+  const unavailable = (why: string) => new ShellSandboxUnavailableError(`shell-sandbox cannot start: ${why}`)
+  for (const root of [...roots, ...readOnlyRoots]) {
+    if (!isDirectory(root))
+      throw unavailable(`the sandbox root ${root} is not an existing directory (roots come from fs-sandbox's config); create it or fix the path`)
+  }
+  if (!roots.length) throw unavailable('there are no writable roots; give fs-sandbox at least one root')
+  const shell = config.shell ?? (isExecutable('/bin/bash') ? '/bin/bash' : '/bin/sh')
+  const cwd = nodePath.resolve(roots[0], config.cwd ?? '.')
+
+  const empty = mkdtempSync(nodePath.join(tmpdir(), 'dshkit-shell-sandbox-'))
+  ctx.effect(() => () => rmSync(empty, { recursive: true, force: true }), 'shell-sandbox empty mount sources')
+  const emptyDir = nodePath.join(empty, 'dir')
+  const emptyFile = nodePath.join(empty, 'file')
+  mkdirSync(emptyDir, { mode: 0o555 })
+  writeFileSync(emptyFile, '', { mode: 0o444 })
+
+  const layout = { roots, readOnlyRoots, emptyDir, emptyFile, network: config.network, keepFromRun: config.network ? resolverDirs() : [] }
+  const failure = await probeBubblewrap(config.bwrapPath, sandboxFlags({ ...layout, hiddenDirs: [], hiddenFiles: [], cwd }), shell)
+  if (failure)
+    throw unavailable(
+      `${failure}. Commands are never run unconfined: fix this, or turn the shell off ("shell-sandbox": false) or choose an unconfined one explicitly ("shell-local")`,
+    )
+
+  const absoluteGlobs = config.deny.filter((glob) => nodePath.isAbsolute(glob))
+  new SandboxShell(ctx, {
+    bwrapPath: config.bwrapPath,
+    shell,
+    cwd,
+    denyScanLimit: config.denyScanLimit,
+    layout,
+    absoluteGlobs,
+    env: baseEnvironment(config.inheritEnv, config.env),
+    defaults: commandDefaults(config),
+    deniedBy: (path) => sandbox.deniedBy(path),
+    covers: denyMatcher(config.deny, [...roots, ...readOnlyRoots]),
+  })
+}
+
+function isExecutable(path: string) {
+  try {
+    accessSync(path, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** With the network on, DNS still has to work when /etc/resolv.conf points into /run (systemd-resolved). */
+function resolverDirs(): string[] {
+  try {
+    const real = realpathSync('/etc/resolv.conf')
+    return real.startsWith('/run/') ? [nodePath.dirname(real)] : []
+  } catch {
+    return []
+  }
+}
+
+export default definePlugin({ name, Config, apply })

@@ -1,0 +1,20 @@
+/** Why a command could not start, in words a user can act on. */
+export function describeSpawnError(error: unknown, file: string): string {
+  const code = (error as NodeJS.ErrnoException)?.code
+  if (code === 'ENOENT') return `could not start the command: the program "${file}" was not found; install it or configure the shell provider to use another`
+  if (code === 'EACCES') return `could not start the command: "${file}" is not executable by this user`
+  if (code === 'E2BIG')
+    return 'could not start the command: the command line or environment is too long for the system (E2BIG); write long input to a file and read it from there'
+  if (code === 'EAGAIN' || code === 'ENOMEM')
+    return `could not start the command: the system refused a new process (${code}); too many processes or too little memory`
+  if (code === 'ERR_INVALID_ARG_VALUE' && /null bytes/.test(messageOf(error))) {
+    if (/options\.env/.test(messageOf(error)))
+      return 'could not start the command: an environment variable holds a NUL character, which an environment cannot carry'
+    return 'could not start the command: it contains a NUL character, which a command line cannot carry'
+  }
+  return `could not start the command: ${messageOf(error)}`
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message || error.name : String(error)
+}

@@ -1,0 +1,174 @@
+import { beforeAll, expect, test } from 'vitest'
+import { loadCommandParser, parseCommandLine } from '../src/index.js'
+
+beforeAll(() => loadCommandParser())
+
+const parsed = (line: string) => {
+  const result = parseCommandLine(line)
+  if (!result.ok) throw new Error(result.reason)
+  return result.commands
+}
+
+test('a backslash-newline glued inside a word (r\\⏎m, which bash runs as rm) makes the line unjudgeable', () => {
+  const result = parseCommandLine('r\\\nm -rf /')
+  expect(result.ok).toBe(false)
+  expect(!result.ok && result.reason).toMatch(/backslash-newline/)
+  // A continuation between words, or inside quotes, is still read.
+  expect(parsed('git status \\\n  --short')[0].argv.map((w) => w.value)).toEqual(['git', 'status', '--short'])
+  expect(parsed('echo "a\\\nb" \'c\\\nd\'')[0].argv.map((w) => w.value)).toEqual(['echo', 'ab', 'c\\\nd'])
+})
+
+test.each([["bash -c -- 'rm -rf /'"], ["bash -c -e 'rm -rf /'"], ["sh -c -o errexit 'rm -rf /'"]])('options after -c do not hide the script: %s', (line) => {
+  expect(parsed(line).map((c) => c.argv.map((w) => w.value).join(' '))).toEqual(['rm -rf /'])
+})
+
+test.each([["echo 'rm -rf /' | bash"], ["bash <<< 'rm -rf /'"], ['bash -s < script.sh'], ['sh -'], ['bash -i']])(
+  'a shell reading its commands from stdin is opaque: %s',
+  (line) => {
+    expect(parsed(line).some((c) => c.opaque && /stdin/.test(c.opaque))).toBe(true)
+  },
+)
+
+test('bash with a script file stays a command', () => {
+  expect(parsed('bash script.sh')[0].opaque).toBeUndefined()
+})
+
+test.each([['coproc X { rm -rf /; }'], ['coproc { rm -rf /; }']])('a coproc with a compound body is opaque: %s', (line) => {
+  expect(parsed(line)[0].opaque).toMatch(/coproc/)
+})
+
+test('a statement of bare assignments is a command of its own (PATH=/tmp; git status runs another git)', () => {
+  const commands = parsed('ls; PATH=/tmp; git status')
+  expect(commands.map((c) => c.argv.map((w) => w.value).join(' '))).toEqual(['ls', 'PATH=/tmp', 'git status'])
+  expect(parsed('a=1 b=2').map((c) => c.argv.map((w) => w.value))).toEqual([['a=1', 'b=2']])
+  // A prefix assignment stays a wrapper of its command, not a second command.
+  expect(parsed('X=1 git status')).toHaveLength(1)
+})
+
+test.each([
+  ['echo x > .en*', '.en*'],
+  ['echo x > .en?', '.en?'],
+  ['echo x > .e[n]v', '.e[n]v'],
+  ['echo x > ~root/.env', '~root/.env'],
+  ['echo x > a"b"*', 'a"b"*'],
+])('a redirect target bash expands at run time is dynamic: %s', (line, text) => {
+  const [redirect] = parsed(line)[0].redirects
+  expect(redirect.target).toEqual({ value: text, dynamic: true })
+})
+
+test.each([
+  ['echo x > ".en*"', '.en*'],
+  ['echo x > \\.en\\*', '.en*'],
+  ['echo x > ~/.env', '~/.env'],
+])('a quoted or escaped star, or ~/, stays a known target: %s', (line, value) => {
+  expect(parsed(line)[0].redirects[0].target).toEqual({ value, dynamic: false })
+})
+
+test.each([['/???/r? -rf /'], ['/bin/r* -rf /'], ['r[m] x'.replace('r[m]', '/bin/r[m]')]])('a globbed program name is only known at run time: %s', (line) => {
+  expect(parsed(line)[0].opaque).toMatch(/only known at run time/)
+})
+
+test.each([
+  ['rm -r{f,} /', '-r{f,}'],
+  ['rm {-rf,/}', '{-rf,/}'],
+  ['echo a{1..3}', 'a{1..3}'],
+])('a brace expansion makes the word dynamic: %s', (line, text) => {
+  expect(parsed(line)[0].argv[1]).toEqual({ value: text, dynamic: true })
+})
+
+test.each([
+  ['echo "{a,b}"', '{a,b}'],
+  ['echo \\{a,b}', '{a,b}'],
+  ['find . -exec grep x {} \\;', '.'],
+])('quoted or escaped braces, and {}, stay as written: %s', (line, value) => {
+  expect(parsed(line)[0].argv[1]).toEqual({ value, dynamic: false })
+})
+
+test.each([
+  ["shopt -s expand_aliases; alias ls='rm -rf /'\nls", /alias/],
+  ["trap 'rm -rf /' EXIT", /trap/],
+  ['hash -p /bin/rm ls; ls -rf /', /hash -p/],
+  ['enable -f /tmp/x.so rm', /enable -f/],
+  ["mapfile -C 'rm -rf /' x", /mapfile -C/],
+  ["readarray -C 'rm -rf /' x", /readarray -C/],
+  ["builtin eval 'rm -rf /'", /eval/],
+])('builtins that run stored text later are opaque: %j', (line, reason) => {
+  expect(parsed(line).some((c) => c.opaque && reason.test(c.opaque))).toBe(true)
+})
+
+test.each([['alias'], ['trap - EXIT'], ['trap -p'], ['hash'], ['builtin echo hi']])('the same builtins listing or resetting are plain: %s', (line) => {
+  expect(parsed(line).every((c) => !c.opaque)).toBe(true)
+})
+
+test.each([['constructor x'], ['__proto__'], ['toString'], ['hasOwnProperty y']])(
+  'a program named like an Object.prototype key is a plain command: %s',
+  (line) => {
+    const [command] = parsed(line)
+    expect(command.opaque).toBeUndefined()
+    expect(command.wrappers).toEqual([])
+  },
+)
+
+test.each([["x='$(rm -rf /)'; echo ${x@P}"], ['echo "a${x@P}"']])(
+  'a ${…@P} prompt expansion (which runs the $(…) in a value) makes the line unjudgeable: %s',
+  (line) => {
+    const result = parseCommandLine(line)
+    expect(!result.ok && result.reason).toMatch(/@P/)
+    expect(parseCommandLine('echo ${x@Q}').ok).toBe(true)
+  },
+)
+
+test.each([
+  ['setsid -f rm -rf /', 'setsid -f'],
+  ['ionice -c 3 -n 7 rm -rf /', 'ionice -c 3 -n 7'],
+  ['taskset -c 0 rm -rf /', 'taskset -c 0'],
+  ['chrt 0 rm -rf /', 'chrt 0'],
+  ['flock /tmp/lock rm -rf /', 'flock /tmp/lock'],
+  ['unbuffer rm -rf /', 'unbuffer'],
+  ['busybox rm -rf /', 'busybox'],
+  ['chroot / rm -rf /', 'chroot /'],
+  ['strace -o /tmp/x rm -rf /', 'strace -o /tmp/x'],
+  ['runuser -u root -- rm -rf /', 'runuser -u root --'],
+])('the launcher is peeled off: %s', (line, wrapper) => {
+  const [command] = parsed(line)
+  expect(command.argv.map((w) => w.value).join(' ')).toBe('rm -rf /')
+  expect(command.wrappers.map((w) => w.map((x) => x.value).join(' '))).toEqual([wrapper])
+})
+
+test.each([
+  ["flock /tmp/l -c 'rm -rf /'"],
+  ["su root -c 'rm -rf /'"],
+  ["echo 'rm -rf /' | su"],
+  ["runuser root -c 'rm -rf /'"],
+  ["script -qc 'rm -rf /'"],
+  ["watch -n 1 'rm -rf /'"],
+])('a launcher that runs a shell string is opaque: %s', (line) => {
+  expect(parsed(line).some((c) => c.opaque)).toBe(true)
+})
+
+test.each([['ionice -p 123'], ['chrt -p 123'], ['taskset -p 1 123']])('a launcher acting on a running process runs nothing: %s', (line) => {
+  const [command] = parsed(line)
+  expect(command.wrappers).toEqual([])
+  expect(command.opaque).toBeUndefined()
+})
+
+test.each([['>.env'], ['>> .env'], ['[[ -n x ]] > .env'], ['(( 1 )) > .env']])(
+  "a redirection with no command still writes its file, as bash's null command: %s",
+  (line) => {
+    const commands = parsed(line)
+    expect(commands).toHaveLength(1)
+    expect(commands[0].argv).toEqual([{ value: ':', dynamic: false }])
+    expect(commands[0].redirects.map((r) => [r.target.value, r.access])).toEqual([['.env', 'write']])
+  },
+)
+
+test("a function's own redirection applies to its body (f() { echo x; } > .env; f)", () => {
+  const [body] = parsed('f() { echo x; } > .env; f')
+  expect(body.argv.map((w) => w.value)).toEqual(['echo', 'x'])
+  expect(body.redirects.map((r) => r.target.value)).toEqual(['.env'])
+})
+
+test('a redirected command gets no null command beside it', () => {
+  expect(parsed('echo x > out/a').map((c) => c.argv[0].value)).toEqual(['echo'])
+  expect(parsed('{ echo a; } > out/a').map((c) => c.argv[0].value)).toEqual(['echo'])
+})

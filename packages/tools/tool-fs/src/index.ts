@@ -1,0 +1,30 @@
+import type { Context } from 'cordis'
+import { definePlugin } from '@dshkit/tools'
+import type {} from '@dshkit/fs'
+import { Config } from './config.js'
+import { fsTools } from './tools.js'
+import { pinnedPathCheck, type ChangeHooks } from './changes.js'
+
+export { fsTools, describeSlice, describeEntries } from './tools.js'
+export { sha256, pinnedPathCheck, noHooks, type ChangeHooks, type FsChange } from './changes.js'
+export type { FsEditInput, FsListInput, FsReadInput, FsWriteInput } from './inputs.js'
+export { Config, type ConfigInput } from './config.js'
+
+export const name = 'tool-fs'
+export const inject = ['tools', 'fs']
+
+// An arrow: cordis calls a `function` declaration with `new` and would lose a returned disposer.
+export const apply = (ctx: Context, _config?: Config) => {
+  // Held once: going through the context proxy on every call costs more than the call itself.
+  const fs = ctx.fs
+  // The session is optional: looked up at call time, so tool-fs works (and records nothing) without one.
+  const hooks: ChangeHooks = {
+    beforeChange: (change) => ctx.serial('fs/before-change', change),
+    record: async (event) => void (await ctx.get('session')?.append(event as any)),
+    recording: () => !!ctx.get('session'),
+  }
+  fs.addCheck(pinnedPathCheck)
+  for (const def of fsTools(() => fs, hooks)) ctx.tools.register(def)
+}
+
+export default definePlugin({ name, inject, Config, apply })

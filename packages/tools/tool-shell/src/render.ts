@@ -1,0 +1,55 @@
+import type { ContentBlock } from '@dshkit/tools'
+
+/** What the `shell` tool returns: the command's outcome, output kept raw. */
+export interface ShellToolValue {
+  exitCode: number | null
+  signal: string | null
+  stdout: string
+  stderr: string
+  /** Bytes each stream wrote before the kept tail (0 when the whole output is here). */
+  droppedBytes: { stdout: number; stderr: number }
+  durationMs: number
+  /** The deadline that applied. */
+  timeoutMs: number
+  timedOut: boolean
+  sandboxed: boolean
+}
+
+/** One text block: the outcome first, then each stream under its name; control characters made visible. */
+export function renderShell(value: ShellToolValue): ContentBlock[] {
+  const parts = [outcome(value)]
+  for (const stream of ['stdout', 'stderr'] as const) {
+    const text = value[stream]
+    const dropped = value.droppedBytes[stream]
+    if (!text && !dropped) continue
+    const note = dropped ? ` (the first ${dropped} bytes were dropped; the last ${Buffer.byteLength(text)} follow)` : ''
+    parts.push(`${stream}${note}:\n${visible(text)}`)
+  }
+  if (parts.length === 1) parts.push('(no output)')
+  return [{ type: 'text', text: parts.join('\n') }]
+}
+
+function outcome(value: ShellToolValue): string {
+  const where = value.sandboxed ? ', sandboxed' : ''
+  const took = `${value.durationMs} ms${where}`
+  if (value.timedOut)
+    return `timed out after ${value.timeoutMs} ms: the command and everything it started were killed${value.signal ? ` (${value.signal})` : ''}; the output up to then follows. Run it with a larger timeoutMs if it needs longer, or in the background. (${took})`
+  if (value.signal) return `killed by ${value.signal} (${took})`
+  return `exit code ${value.exitCode} (${took})`
+}
+
+// Colour and style (SGR) sequences carry nothing for a reader; other escapes are shown, not obeyed.
+const SGR = /\x1b\[[0-9;:]*m/g
+// C0 controls except tab and newline, DEL, and C1 controls.
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g
+
+/** The text with colour codes removed and every other control character spelled out (`\x1b`, `\r`), CRLF as LF. */
+export function visible(text: string): string {
+  return text
+    .replace(SGR, '')
+    .replace(/\r\n/g, '\n')
+    .replace(CONTROL, (char) => {
+      if (char === '\r') return '\\r'
+      return `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`
+    })
+}
