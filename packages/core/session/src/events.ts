@@ -243,7 +243,7 @@ const eventSchema = z.discriminatedUnion(
 )
 
 /**
- * Validates an event and returns a deep-frozen JSON copy holding only the SPEC §6 fields.
+ * Validates an event and returns a deep-frozen JSON copy holding only the fields of its event type.
  * Throws a TypeError naming `what` and every problem found.
  */
 export function checkSessionEvent(event: unknown, what = 'session event'): SessionEvent {

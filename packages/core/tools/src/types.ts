@@ -63,7 +63,6 @@ export interface ToolExecution {
  * Per-tool input types, by tool name, for `isCallOf`. Augment it where a tool is defined:
  * `declare module '@dshkit/tools' { interface ToolInputs { fs_write: { path: string; content: string } } }`.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
 // biome-ignore lint/suspicious/noEmptyInterface: plugins add their tools' inputs by declaration merging
 export interface ToolInputs {}
 

@@ -3,7 +3,6 @@
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 /** Session ids are stored in an indexed text column: bounded, and without NUL (PostgreSQL text cannot hold it). */
 export const MAX_SESSION_ID_BYTES = 512
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/
 // In a `u` regex a surrogate code unit only matches when it is unpaired.
 const LONE_SURROGATE = /[\ud800-\udfff]/u

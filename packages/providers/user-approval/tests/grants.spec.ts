@@ -355,7 +355,6 @@ describe('hostile arguments', () => {
     expect(await p.call('shell', { command: 'echo two' })).toMatchObject({ isError: false })
     const grants: Grant[] = await p.ctx.approval.grants.list()
     const text = JSON.stringify(grants.map((g) => [g.summary, g.by]))
-    // eslint-disable-next-line no-control-regex
     expect(grants.map((g) => `${g.summary}${g.by}`).join('')).not.toMatch(/[\x00-\x1f\x7f\u202e]/)
     expect(grants[0].summary).toContain('\\u001b[2J\\r') // JSON's own escapes, as the prompt shows them
     expect(grants[0].summary).toContain('\\u202e')
