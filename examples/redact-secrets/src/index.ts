@@ -2,6 +2,7 @@ import type { Context } from 'cordis'
 import { definePlugin, type ContentBlock } from '@dshkit/tools'
 import { BUILTIN_PATTERNS, compileUserPattern, redactText } from './patterns.js'
 import { Config, type ConfigInput } from './config.js'
+import './meta.js'
 
 export { BUILTIN_PATTERNS, redactText } from './patterns.js'
 

@@ -4,7 +4,7 @@ import { Config, type ConfigInput } from './config.js'
 import { ToolRuntime } from './runtime.js'
 
 export * from './types.js'
-export type { CappedMeta, CoreMeta, HooksMeta, RetryMeta, SpillMeta, TimeoutMeta, ToolMeta } from './meta.js'
+export type { ToolMeta } from './meta.js'
 export { defineTool, isCallOf, TOOL_NAME } from './define.js'
 export { definePlugin, type DefinedPlugin, type PluginApply, type PluginDefinition } from './plugin.js'
 export { toolFailure, renderValue, isToolErrorCode } from './results.js'

@@ -4,6 +4,7 @@ import { Config, type ConfigInput } from './config.js'
 import { ToolResultPruner } from './service.js'
 
 export { Config, type ConfigInput, MARKER_RESERVE, MIN_MAX_CHARS } from './config.js'
+export type { CappedMeta } from './meta.js'
 export { ToolResultPruner } from './service.js'
 export { pruneToolResults, type ToolResultMessage, type PruneOptions, type PruneLimits, type PruneResult } from './prune.js'
 export { capText } from './cap.js'

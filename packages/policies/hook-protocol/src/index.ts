@@ -1,3 +1,4 @@
+export type { HooksMeta } from './meta.js'
 export * from './run.js'
 export { groupAlive, groupMembers } from '@dshkit/shell'
 export * from './parse.js'

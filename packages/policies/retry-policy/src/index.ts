@@ -1,6 +1,7 @@
 import type { Context } from 'cordis'
 import { definePlugin, type ToolExecutionResult } from '@dshkit/tools'
 import { Config, type ConfigInput } from './config.js'
+import './meta.js'
 
 export { Config, type ConfigInput } from './config.js'
 

@@ -5,6 +5,7 @@ import { registerPolicy } from './policy.js'
 import { registerSpillRead } from './spill-read.js'
 
 export { Config, type ConfigInput, readLimitOf, MIN_THRESHOLD_BYTES, DEFAULT_THRESHOLD_BYTES, DEFAULT_READ_LIMIT_BYTES } from './config.js'
+export type { SpillMeta } from './meta.js'
 export { SPILL_READ } from './spill-read.js'
 export { buildPreview, type Cut, type Preview } from './preview.js'
 

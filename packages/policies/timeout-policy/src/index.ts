@@ -2,6 +2,7 @@ import type { Context } from 'cordis'
 import { definePlugin, toolFailure, type DispatchOptions, type ToolExecution, type ToolExecutionResult } from '@dshkit/tools'
 import { neverAborted } from '@dshkit/common'
 import { Config, type ConfigInput } from './config.js'
+import './meta.js'
 
 export { Config, type ConfigInput } from './config.js'
 

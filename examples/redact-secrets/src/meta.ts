@@ -1,0 +1,8 @@
+declare module '@dshkit/tools' {
+  interface ToolMeta {
+    /** How many secrets were replaced. */
+    redactions?: number
+  }
+}
+
+export {}
