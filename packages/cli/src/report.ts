@@ -36,7 +36,7 @@ export function preview(result: ToolExecutionResult): string {
   return shown.map((line) => `    ${visible(line.length > PREVIEW_WIDTH ? `${line.slice(0, PREVIEW_WIDTH)}…` : line)}`).join('\n')
 }
 
-export function human(outcome: Outcome, file: string): string {
+export function outcomeLines(outcome: Outcome, file: string): string {
   const mark = outcome.result.isError ? '✗' : '✓'
   const head = `${mark} ${visible(`${file}:${outcome.line} ${outcome.name} [${outcome.callId}] ${verdict(outcome.result)}`)} · ${outcome.durationMs} ms`
   return [head, preview(outcome.result), ...hookNotes(outcome.result)].join('\n')

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { human } from '../src/report.js'
+import { outcomeLines } from '../src/report.js'
 
 const outcome = (meta: Record<string, any>) => ({
   line: 3,
@@ -11,7 +11,7 @@ const outcome = (meta: Record<string, any>) => ({
 
 describe('dshkit run human output: what hooks said', () => {
   test('a hook systemMessage is shown under the call, with the hook and its event', () => {
-    const text = human(outcome({ hooks: { systemMessages: [{ hook: './fmt.sh', event: 'PostToolUse', message: 'formatted 3 files' }] } }), 'calls.jsonl')
+    const text = outcomeLines(outcome({ hooks: { systemMessages: [{ hook: './fmt.sh', event: 'PostToolUse', message: 'formatted 3 files' }] } }), 'calls.jsonl')
     expect(text.split('\n')).toEqual([
       expect.stringMatching(/^✓ calls\.jsonl:3 shell \[c1\] ok · 5 ms$/),
       '    done',
@@ -20,7 +20,7 @@ describe('dshkit run human output: what hooks said', () => {
   })
 
   test('rewritten arguments are named; control characters in a message are made visible', () => {
-    const text = human(
+    const text = outcomeLines(
       outcome({
         argumentsRewrittenBy: ['hooks-claude-code: ./rewrite.sh'],
         hooks: { systemMessages: [{ hook: 'x', event: 'PreToolUse', message: 'bad\u001b[2Jnews' }, 'not an entry'] },

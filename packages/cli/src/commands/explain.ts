@@ -32,7 +32,7 @@ export async function explain(options: ExplainOptions): Promise<number> {
       const judgement = await judge({ callId: call.callId, name: call.name, arguments: call.arguments })
       if (judgement.notJudged?.length) partly++
       if (options.json) out(JSON.stringify({ type: 'explain', line: call.line, ...judgement }))
-      else out(human(judgement, `${options.file}:${call.line}`))
+      else out(judgementLines(judgement, `${options.file}:${call.line}`))
       // A {"$from"} reference is only resolved by running the call it names: judged as written, and said so.
       if (hasReference(call.arguments))
         note(call.line, 'its arguments refer to an earlier result, which explain does not run; judged with the reference as written')
@@ -49,7 +49,7 @@ export async function explain(options: ExplainOptions): Promise<number> {
 
 const MARK = { allow: '✓', ask: '?', deny: '✗' } as const
 
-export function human(judgement: Judgement, where: string): string {
+export function judgementLines(judgement: Judgement, where: string): string {
   // A listener that could not judge (a hook not run) may decide otherwise in a real run: the head line says so.
   const partly = judgement.notJudged?.length ? ` (not fully judged: ${judgement.notJudged.map((n) => n.plugin).join(', ')} did not run, see !)` : ''
   const lines = [

@@ -34,7 +34,7 @@ export async function replay(options: ReplayOptions): Promise<number> {
       replayed.push(result)
       if (options.json) out(JSON.stringify({ type: 'call', ...result }))
       // A call a plugin could not judge (a hook not run) is shown even when unchanged: "unchanged" would be a guess.
-      else if (result.changed || result.notJudged) out(human(result))
+      else if (result.changed || result.notJudged) out(replayLines(result))
     }
   } finally {
     await shutdown(ctx)
@@ -57,7 +57,7 @@ export async function replay(options: ReplayOptions): Promise<number> {
 
 const MARK = { allow: '+', ask: '?', deny: '✗', refused: '✗' } as const
 
-function human(call: ReplayedCall): string {
+function replayLines(call: ReplayedCall): string {
   const head = call.changed
     ? `${describeVerdict(call.before, true)} → ${describeVerdict(call.after, false)}`
     : `${describeVerdict(call.after, false)}, as recorded`

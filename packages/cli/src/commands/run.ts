@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks'
 import type { Context } from 'cordis'
 import type { ToolExecutionResult } from '@dshkit/tools'
 import { hasReference, readCalls, resolveReferences, type CallLine } from '../calls.js'
-import { human, json, type Outcome } from '../report.js'
+import { json, outcomeLines, type Outcome } from '../report.js'
 import { bootRuntime, shutdown, type BootOptions } from '../runtime.js'
 import { visible } from '../terminal.js'
 
@@ -75,7 +75,7 @@ export async function run(options: RunOptions): Promise<number> {
         values.set(call.callId, result)
         const outcome: Outcome = { line: call.line, callId: call.callId, name: call.name, result, durationMs: timings.take(call.callId) }
         progress.clear()
-        out(options.json ? json(outcome) : human(outcome, display))
+        out(options.json ? json(outcome) : outcomeLines(outcome, display))
         const lost = unrecordedReason(ctx, call.callId)
         if (lost) {
           unrecorded.push(call.callId)

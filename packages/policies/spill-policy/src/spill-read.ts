@@ -1,3 +1,4 @@
+import { escapeControls } from '@dshkit/common'
 import type { Context } from 'cordis'
 import type { SpillGrepMatch, SpillService } from '@dshkit/spill'
 import { boundedMessage, compilePattern, LineGrep, SpillError, utf8Head, utf8Length, type SpillReadResult } from '@dshkit/spill'
@@ -33,9 +34,6 @@ const GREP_PAGE_BYTES = 1 << 20
 /** A store's error message is shown at most this long. */
 const MAX_ERROR_CHARS = 400
 
-/** Control characters in an echoed pattern are shown escaped, so they cannot restyle what reads the result. */
-const visible = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
-
 const next = (id: string, offset: number) => `spill_read {"id":"${id}","offset":${offset}}`
 
 function renderPage(v: PageValue): string {
@@ -46,7 +44,7 @@ function renderPage(v: PageValue): string {
 }
 
 function renderGrep(v: GrepValue): string {
-  const pattern = `/${visible(v.grep)}/`
+  const pattern = `/${escapeControls(v.grep)}/`
   const cut =
     v.cut === 'bytes'
       ? `; more lines match than fit in one page, so the list stops at line ${v.matches.at(-1)?.line}: use a narrower pattern or page with offset`

@@ -1,7 +1,8 @@
 import type { Context } from 'cordis'
 import type { JobOwner } from '@dshkit/jobs'
 import type { PreToolDecision, ToolExecution } from '@dshkit/tools'
-import { visible, yourJobs } from './render.js'
+import { escapeControls } from '@dshkit/common'
+import { yourJobs } from './render.js'
 import { JOB_CONTROL, JOB_KILL } from './tools.js'
 
 export const CHECK_SOURCE = 'tool-jobs'
@@ -20,7 +21,7 @@ export function registerJobCheck(ctx: Context, jobs: JobOwner) {
       const input = exec.input as { job_id: string; command?: string }
       const job = jobs.get(input.job_id)
       if (!job) {
-        const id = visible(input.job_id.length > 40 ? `${input.job_id.slice(0, 40)}…` : input.job_id)
+        const id = escapeControls(input.job_id.length > 40 ? `${input.job_id.slice(0, 40)}…` : input.job_id)
         return { kind: 'deny', reason: `${exec.name}: there is no job "${id}" of yours; ${yourJobs(jobs.list())}`, source: CHECK_SOURCE }
       }
       if (exec.name !== JOB_KILL) return next()

@@ -3,14 +3,9 @@ import { escapeControls } from '@dshkit/common'
 
 const MAX_COMMAND_CHARS = 120
 
-/** Control characters, bidi marks and newlines shown escaped, so a command cannot restyle or forge what reads it. */
-export function visible(text: string): string {
-  return escapeControls(text)
-}
-
 /** `shell: npm test`, bounded. */
 export function label(job: Pick<JobInfo, 'origin' | 'command'>): string {
-  const command = visible(job.command)
+  const command = escapeControls(job.command)
   return `${job.origin}: ${command.length > MAX_COMMAND_CHARS ? `${command.slice(0, MAX_COMMAND_CHARS)}…` : command}`
 }
 

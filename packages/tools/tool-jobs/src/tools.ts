@@ -3,7 +3,8 @@ import { defineTool, type ToolExecutionResult, type ToolRunContext } from '@dshk
 import { z } from 'zod'
 import type { Config } from './config.js'
 import type { Notices } from './notices.js'
-import { listLine, statusLine, visible } from './render.js'
+import { escapeControls } from '@dshkit/common'
+import { listLine, statusLine } from './render.js'
 
 export const JOB_OUTPUT = 'job_output'
 export const JOB_LIST = 'job_list'
@@ -97,7 +98,7 @@ export function jobTools({ jobs, notices, config, execute }: ToolDeps) {
       notices.seen(job.id)
       return { job_id: job.id, command: job.command, status: job.statusText }
     },
-    render: (value) => [{ type: 'text', text: `job ${value.job_id} (${visible(value.command)}) ${value.status}` }],
+    render: (value) => [{ type: 'text', text: `job ${value.job_id} (${escapeControls(value.command)}) ${value.status}` }],
   })
 
   /** The call again, with the command filled in, through every policy (permission rules, hooks, approval). */

@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import type { JobOwner, JobsService } from '@dshkit/jobs'
 import type { ContentBlock, ToolRunContext } from '@dshkit/tools'
-import { visible } from './render.js'
+import { escapeControls } from '@dshkit/common'
 
 /** What `shell { background: true }` returns: the job it started, at once. */
 export interface BackgroundValue {
@@ -49,7 +49,7 @@ export async function startBackground(
 
 export function renderBackground(value: BackgroundValue): ContentBlock[] {
   const text =
-    `started background job ${value.jobId} (${value.status}): ${visible(value.command)}\n` +
+    `started background job ${value.jobId} (${value.status}): ${escapeControls(value.command)}\n` +
     `read its output with job_output {"job_id":"${value.jobId}"} (add "wait": true to wait for the end); stop it with job_kill`
   return [{ type: 'text', text }]
 }

@@ -6,7 +6,7 @@ import { shellTool } from './tool.js'
 import { backgroundJobs } from './background.js'
 
 export { shellTool } from './tool.js'
-export { renderShell, visible, type ShellToolValue } from './render.js'
+export { renderShell, readableOutput, type ShellToolValue } from './render.js'
 export type { BackgroundValue } from './background.js'
 export type { ShellInput } from './inputs.js'
 export { Config, type ConfigInput } from './config.js'

@@ -1,3 +1,4 @@
+import { escapeControls } from '@dshkit/common'
 import type { ContentBlock } from '@dshkit/tools'
 
 /** What the `shell` tool returns: the command's outcome, output kept raw. */
@@ -23,7 +24,7 @@ export function renderShell(value: ShellToolValue): ContentBlock[] {
     const dropped = value.droppedBytes[stream]
     if (!text && !dropped) continue
     const note = dropped ? ` (the first ${dropped} bytes were dropped; the last ${Buffer.byteLength(text)} follow)` : ''
-    parts.push(`${stream}${note}:\n${visible(text)}`)
+    parts.push(`${stream}${note}:\n${readableOutput(text)}`)
   }
   if (parts.length === 1) parts.push('(no output)')
   return [{ type: 'text', text: parts.join('\n') }]
@@ -40,16 +41,8 @@ function outcome(value: ShellToolValue): string {
 
 // Colour and style (SGR) sequences carry nothing for a reader; other escapes are shown, not obeyed.
 const SGR = /\x1b\[[0-9;:]*m/g
-// C0 controls except tab and newline, DEL, and C1 controls.
-const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g
 
-/** The text with colour codes removed and every other control character spelled out (`\x1b`, `\r`), CRLF as LF. */
-export function visible(text: string): string {
-  return text
-    .replace(SGR, '')
-    .replace(/\r\n/g, '\n')
-    .replace(CONTROL, (char) => {
-      if (char === '\r') return '\\r'
-      return `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`
-    })
+/** Command output for the model: colour codes removed, CRLF as LF, a lone CR as `\r`, every other control character escaped. */
+export function readableOutput(text: string): string {
+  return escapeControls(text.replace(SGR, '').replace(/\r\n/g, '\n').replace(/\r/g, '\\r'), { multiline: true })
 }
