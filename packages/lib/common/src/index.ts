@@ -1,0 +1,5 @@
+export { strictConfig, unknownKeyMessage, closestKey, editDistance, type StrictConfigOptions } from './config.js'
+export { errorMessage } from './errors.js'
+export { snapshotJson, deepFreeze, NotJsonError, ForbiddenKeyError, type JsonValue } from './json.js'
+export { fuseSignals, onAbort, neverAborted, type FusedSignal } from './signals.js'
+export { escapeControls } from './escape.js'
