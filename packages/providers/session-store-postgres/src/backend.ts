@@ -70,6 +70,8 @@ export class Backend {
   private heartbeatMs = 0
   private beating = false
   private readonly schema: string
+  // Commits and heartbeats of this process, one at a time: on two pooled connections they would lock the same rows in different orders.
+  private writes: Promise<unknown> = Promise.resolve()
 
   private constructor(
     readonly key: string,
@@ -127,10 +129,20 @@ export class Backend {
 
   private async flush() {
     try {
-      while (this.queue.length) await this.commit(this.queue.splice(0, 500))
+      while (this.queue.length) {
+        const batch = this.queue.splice(0, 500)
+        await this.exclusive(() => this.commit(batch))
+      }
     } finally {
       this.flushing = false
     }
+  }
+
+  /** Runs `write` once every earlier commit or heartbeat of this process settled. */
+  private exclusive<T>(write: () => Promise<T>): Promise<T> {
+    const run = this.writes.then(write)
+    this.writes = run.catch(() => {})
+    return run
   }
 
   /**
@@ -157,6 +169,7 @@ export class Backend {
       counts.set(item.owner, n)
     }
     for (const owner of sessions.owner) sessions.count.push(counts.get(owner)!)
+    sortSessions(sessions)
     const t = this.quoted
     let kept: Set<string>
     try {
@@ -210,7 +223,16 @@ export class Backend {
   private async renew() {
     if (this.beating || !this.held.size) return
     this.beating = true
-    const held = [...this.held.values()]
+    try {
+      await this.exclusive(() => this.renewNow())
+    } finally {
+      this.beating = false
+    }
+  }
+
+  private async renewNow() {
+    const held = [...this.held.values()].sort((a, b) => compare(a.sessionId, b.sessionId))
+    if (!held.length) return
     try {
       const { rows } = await this.pool.query(
         `
@@ -225,8 +247,19 @@ export class Backend {
       }
     } catch {
       // A failed heartbeat changes nothing by itself: every append is fenced on the lease owner anyway.
-    } finally {
-      this.beating = false
     }
+  }
+}
+
+/** Code-unit order, the same in every process: rows are handed to the server in one order. */
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/** The batch's sessions in id order (the heartbeat's order too), their columns kept in step. */
+function sortSessions(sessions: { id: string[]; owner: string[]; count: number[]; lease: number[] }) {
+  const order = sessions.id.map((_, i) => i).sort((a, b) => compare(sessions.id[a], sessions.id[b]))
+  for (const key of ['id', 'owner', 'count', 'lease'] as const) {
+    const column = sessions[key] as unknown[]
+    const sorted = order.map((i) => column[i])
+    column.splice(0, column.length, ...sorted)
   }
 }

@@ -64,6 +64,31 @@ if (mode === 'open') {
   await Promise.all(stores.map((store) => store.close()))
   process.stdout.write('DONE\\n')
   process.exit(0)
+} else if (mode === 'churn') {
+  // Each session appends as fast as its commits return for options.ms, while the heartbeat renews them all.
+  const ids = Array.from({ length: options.sessions }, (_, i) => options.prefix + i)
+  const stores = ids.map((sessionId) => new PostgresSessionStore({ ...options.config, sessionId }))
+  await Promise.all(stores.map((store) => store.load()))
+  const time = new Date().toISOString()
+  const until = Date.now() + options.ms
+  const failures = []
+  let appended = 0
+  await Promise.all(stores.map(async (store) => {
+    for (let i = 0; Date.now() < until; i++) {
+      try {
+        await store.append({ type: 'context/added', source: 'churn', content: [], time })
+        appended++
+        // Sessions of a real worker append at unrelated moments: each batch holds them in another order.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 4))
+      } catch (error) {
+        failures.push(error.code ?? 'error', error.message)
+        return
+      }
+    }
+  }))
+  await Promise.all(stores.map((store) => store.close()))
+  process.stdout.write(JSON.stringify({ appended, failures }) + '\\n')
+  process.exit(0)
 } else {
   const { ctx } = await open(options.sessionId)
   ${hangMidCallScript}}
