@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import type { SessionEvent } from '@dshkit/session'
 import type { PoolOptions } from './config.js'
@@ -26,6 +27,8 @@ export interface Held {
   owner: string
   leaseMs: number
   lost(reason: string): void
+  /** A statement sent at `sentAt` (performance.now()) renewed the lease: it lasts at least leaseMs from then. */
+  renewed(sentAt: number): void
 }
 
 /** The sessions this process holds were not in the batch's UPDATE result: someone took them over. */
@@ -172,6 +175,8 @@ export class Backend {
     sortSessions(sessions)
     const t = this.quoted
     let kept: Set<string>
+    // The server sets lease_until from its now(), which is no earlier than this: a conservative start for the lease.
+    const sentAt = performance.now()
     try {
       const result = await this.pool.query(
         `
@@ -197,8 +202,10 @@ export class Backend {
       return
     }
     for (const item of batch) {
-      if (kept.has(item.owner)) item.resolve()
-      else item.reject(new FencedError("another writer took the session over (this writer's lease had run out)"))
+      if (kept.has(item.owner)) {
+        this.held.get(item.owner)?.renewed(sentAt)
+        item.resolve()
+      } else item.reject(new FencedError("another writer took the session over (this writer's lease had run out)"))
     }
   }
 
@@ -233,6 +240,7 @@ export class Backend {
   private async renewNow() {
     const held = [...this.held.values()].sort((a, b) => compare(a.sessionId, b.sessionId))
     if (!held.length) return
+    const sentAt = performance.now()
     try {
       const { rows } = await this.pool.query(
         `
@@ -243,7 +251,8 @@ export class Backend {
       )
       const renewed = new Set(rows.map((row) => row.owner as string))
       for (const h of held) {
-        if (!renewed.has(h.owner) && this.held.has(h.owner)) h.lost("another writer took the session over (this writer's lease had run out)")
+        if (renewed.has(h.owner)) h.renewed(sentAt)
+        else if (this.held.has(h.owner)) h.lost("another writer took the session over (this writer's lease had run out)")
       }
     } catch {
       // A failed heartbeat changes nothing by itself: every append is fenced on the lease owner anyway.
