@@ -29,10 +29,16 @@ export interface Held {
   lost(reason: string): void
   /** A statement sent at `sentAt` (performance.now()) renewed the lease: it lasts at least leaseMs from then. */
   renewed(sentAt: number): void
+  /** Why the lease may have run out by now, or undefined while it certainly holds. */
+  lapsed(): string | undefined
 }
 
 /** The sessions this process holds were not in the batch's UPDATE result: someone took them over. */
 export class FencedError extends Error {}
+/** The commit was acknowledged after the session's lease may have run out. */
+export class LapsedError extends Error {}
+/** An earlier append of the session failed: nothing queued after it is committed. */
+export class BrokenError extends Error {}
 
 // One backend per (server, schema) per process, shared by every copy of this module loaded in it.
 const registry: Map<string, Backend> = ((globalThis as any)[Symbol.for('dshkit.session-store-postgres.backends')] ??= new Map())
@@ -75,6 +81,8 @@ export class Backend {
   private readonly schema: string
   // Commits and heartbeats of this process, one at a time: on two pooled connections they would lock the same rows in different orders.
   private writes: Promise<unknown> = Promise.resolve()
+  // Owners one of whose appends failed: their later queued appends are refused, so none is kept after one that was not.
+  private readonly broken = new Set<string>()
 
   private constructor(
     readonly key: string,
@@ -133,8 +141,12 @@ export class Backend {
   private async flush() {
     try {
       while (this.queue.length) {
-        const batch = this.queue.splice(0, 500)
-        await this.exclusive(() => this.commit(batch))
+        const batch = this.queue.splice(0, 500).filter((item) => {
+          if (!this.broken.has(item.owner)) return true
+          item.reject(new BrokenError('an earlier append of this session failed'))
+          return false
+        })
+        if (batch.length) await this.exclusive(() => this.commit(batch))
       }
     } finally {
       this.flushing = false
@@ -198,15 +210,30 @@ export class Backend {
       )
       kept = new Set(result.rows.map((row) => row.owner as string))
     } catch (error) {
-      for (const item of batch) item.reject(error as Error)
+      for (const item of batch) this.fail(item, error as Error)
       return
     }
     for (const item of batch) {
-      if (kept.has(item.owner)) {
-        this.held.get(item.owner)?.renewed(sentAt)
-        item.resolve()
-      } else item.reject(new FencedError("another writer took the session over (this writer's lease had run out)"))
+      if (!kept.has(item.owner)) {
+        this.fail(item, new FencedError("another writer took the session over (this writer's lease had run out)"))
+        continue
+      }
+      const held = this.held.get(item.owner)
+      held?.renewed(sentAt)
+      const lapse = held?.lapsed()
+      if (lapse) this.fail(item, new LapsedError(lapse))
+      else item.resolve()
     }
+  }
+
+  private fail(item: Append, error: Error) {
+    this.broken.add(item.owner)
+    item.reject(error)
+  }
+
+  /** The store of `owner` closed: nothing of it is queued any more. */
+  forget(owner: string) {
+    this.broken.delete(owner)
   }
 
   /** Keeps the lease of `held` alive until `unhold`. */

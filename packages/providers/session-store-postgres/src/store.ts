@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import type { SessionEvent, SessionStore } from '@dshkit/session'
-import { Backend, FencedError, type ConnectionOptions } from './backend.js'
+import { Backend, BrokenError, FencedError, LapsedError, type ConnectionOptions } from './backend.js'
 import type { PoolOptions } from './config.js'
 import { SessionLockedError, SessionLostError, SessionStoreCorruptError } from './errors.js'
 import { schemaProblem, sessionIdProblem } from './names.js'
@@ -30,6 +30,8 @@ export class PostgresSessionStore implements SessionStore {
   readonly schema: string
   /** This writer's lease token: appends commit only while the session row still names it. */
   readonly owner = randomUUID()
+  /** Appends may overlap: queued in call order, they share one transaction per flush (see the README). */
+  readonly concurrentAppends = true
   /** Who this writer is, as other writers see it when they are refused. */
   readonly holder = `${hostname()} pid ${process.pid}`
   private readonly leaseMs: number
@@ -69,6 +71,7 @@ export class PostgresSessionStore implements SessionStore {
           backend.unhold(this.owner) // nothing left to renew
         },
         renewed: (sentAt) => this.extendLease(sentAt),
+        lapsed: () => (this.leaseRemainingMs() > 0 ? undefined : this.lapse()),
       })
       return await this.readEvents(backend)
     } catch (error) {
@@ -84,10 +87,10 @@ export class PostgresSessionStore implements SessionStore {
     if (this.lost) throw this.lost
     try {
       await backend.append(this.sessionId, this.owner, this.leaseMs, [event])
-      if (this.leaseRemainingMs() <= 0) throw (this.lost ??= new SessionLostError(this.sessionId, this.lapse()))
     } catch (error) {
-      if (error === this.lost) throw error
-      if (error instanceof FencedError) throw (this.lost ??= new SessionLostError(this.sessionId, error.message))
+      if (error instanceof FencedError || error instanceof LapsedError || error instanceof BrokenError) {
+        throw (this.lost ??= new SessionLostError(this.sessionId, error.message))
+      }
       // The commit may or may not have happened (a connection lost mid-commit): nothing after it is trusted.
       this.lost ??= new SessionLostError(this.sessionId, `a write failed (${(error as Error).message})`, { cause: error })
       throw new Error(`could not append to session ${JSON.stringify(this.sessionId)} in ${backend.where}: ${(error as Error).message}`, { cause: error })
@@ -120,6 +123,7 @@ export class PostgresSessionStore implements SessionStore {
     if (this.closed || !backend) return
     this.closed = true
     backend.unhold(this.owner)
+    backend.forget(this.owner)
     // Handing the lease back lets the next writer in at once instead of after leaseMs.
     await backend.pool
       .query(`UPDATE ${backend.quoted}.dshkit_sessions SET owner = NULL, holder = NULL, lease_until = NULL WHERE id = $1 AND owner = $2`, [

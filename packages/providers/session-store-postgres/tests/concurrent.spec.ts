@@ -1,0 +1,65 @@
+import { afterEach, expect, test } from 'vitest'
+import { cleanup, eventually } from '@dshkit/testing'
+import { readSessionLog } from '../src/index.js'
+import { call, freshApp, freshSchema, open, result, sql, useServer } from './helpers.js'
+
+afterEach(cleanup)
+const server = useServer()
+
+const stored = async (schema: string, sessionId: string) =>
+  (await readSessionLog({ connectionString: server.url, schema, sessionId })).events.map((e) => `${e.type}:${(e as any).callId}`)
+
+// ctx.session hands a concurrentAppends store each append at once: one session's overlapping appends
+// (the loop records a batch's calls together) share one transaction instead of one each.
+test('overlapping appends of one session share transactions and keep call order', async () => {
+  const schema = freshSchema()
+  const { session } = await open({ connectionString: server.url, sessionId: 'batch', schema })
+  expect(session.store.concurrentAppends).toBe(true)
+  const ids = Array.from({ length: 40 }, (_, i) => `c${i}`)
+  await Promise.all(ids.map((id, i) => session.append(i % 2 ? result(ids[i - 1]) : call(id))))
+  const expected = ids.map((id, i) => (i % 2 ? `tool/result:${ids[i - 1]}` : `tool/call:${id}`))
+  expect(session.events().map((e) => `${e.type}:${(e as any).callId}`)).toEqual(expected)
+  expect(await stored(schema, 'batch')).toEqual(expected)
+  const client = await sql(server.url)
+  try {
+    // now() is the transaction's start: one value per transaction.
+    const { rows } = await client.query(`SELECT count(DISTINCT recorded_at)::int AS n FROM ${schema}.dshkit_session_events`)
+    expect(rows[0].n).toBeLessThanOrEqual(2)
+  } finally {
+    await client.end()
+  }
+})
+
+test('a failed commit fails every append queued behind it: nothing is kept after an event that was not', async () => {
+  const schema = freshSchema()
+  const app = freshApp()
+  const { session } = await open({ connectionString: server.url, sessionId: 'cut', schema, pool: { application_name: app } })
+  await session.append(call('before'))
+  const locker = await sql(server.url)
+  const admin = await sql(server.url)
+  let outcomes: PromiseSettledResult<unknown>[]
+  try {
+    await locker.query('BEGIN')
+    await locker.query(`SELECT 1 FROM ${schema}.dshkit_sessions WHERE id = 'cut' FOR UPDATE`)
+    const first = session.append(call('first'))
+    const waiting = await eventually(async () => {
+      const { rows } = await admin.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [app])
+      expect(rows).toHaveLength(1)
+      return rows[0].pid
+    })
+    // Queued for the next commit while the first is in flight; the row is free again by the time that one is sent.
+    const later = [session.append(result('first')), session.append(call('second'))]
+    const settled = Promise.allSettled([first, ...later])
+    await admin.query('SELECT pg_terminate_backend($1)', [waiting])
+    await locker.query('ROLLBACK')
+    outcomes = await settled
+  } finally {
+    await locker.end()
+    await admin.end()
+  }
+  expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected'])
+  expect((outcomes[0] as PromiseRejectedResult).reason.message).toMatch(/terminating connection/)
+  expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'SESSION_LOST' })
+  expect(session.events().map((e) => (e as any).callId)).toEqual(['before'])
+  expect(await stored(schema, 'cut')).toEqual(['tool/call:before'])
+})
