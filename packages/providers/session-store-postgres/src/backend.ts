@@ -40,6 +40,9 @@ export class LapsedError extends Error {}
 /** An earlier append of the session failed: nothing queued after it is committed. */
 export class BrokenError extends Error {}
 
+/** Commits of one process in flight at once (on as many pooled connections), each for other sessions. */
+const MAX_COMMITS = 4
+
 // One backend per (server, schema) per process, shared by every copy of this module loaded in it.
 const registry: Map<string, Backend> = ((globalThis as any)[Symbol.for('dshkit.session-store-postgres.backends')] ??= new Map())
 
@@ -73,14 +76,17 @@ export class Backend {
   private refs = 0
   private migrated: Promise<void> | undefined
   private queue: Append[] = []
-  private flushing = false
+  private scheduled = false
+  private commits = 0
   private readonly held = new Map<string, Held>()
   private heartbeat: NodeJS.Timeout | undefined
   private heartbeatMs = 0
   private beating = false
   private readonly schema: string
-  // Commits and heartbeats of this process, one at a time: on two pooled connections they would lock the same rows in different orders.
-  private writes: Promise<unknown> = Promise.resolve()
+  // Owners whose row a statement of this process (a commit or the heartbeat) is writing now: no second statement takes
+  // them until it settled, so two statements of one process never wait for each other's row locks (no deadlock), and a
+  // session's events commit in call order.
+  private readonly busy = new Set<string>()
   // Owners one of whose appends failed: their later queued appends are refused, so none is kept after one that was not.
   private readonly broken = new Set<string>()
 
@@ -131,33 +137,43 @@ export class Backend {
   append(sessionId: string, owner: string, leaseMs: number, events: SessionEvent[]): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ sessionId, owner, leaseMs, events, resolve, reject })
-      if (this.flushing) return
-      this.flushing = true
+      if (this.scheduled) return
+      this.scheduled = true
       // Started on the next turn, so appends made in the same tick share the first transaction too.
-      setImmediate(() => void this.flush())
+      setImmediate(() => {
+        this.scheduled = false
+        this.pump()
+      })
     })
   }
 
-  private async flush() {
-    try {
-      while (this.queue.length) {
-        const batch = this.queue.splice(0, 500).filter((item) => {
-          if (!this.broken.has(item.owner)) return true
-          item.reject(new BrokenError('an earlier append of this session failed'))
-          return false
-        })
-        if (batch.length) await this.exclusive(() => this.commit(batch))
-      }
-    } finally {
-      this.flushing = false
+  /** Starts commits, up to MAX_COMMITS at once, each with the queued appends of sessions no statement is writing now. */
+  private pump() {
+    while (this.commits < MAX_COMMITS) {
+      const batch = this.take()
+      if (!batch.length) return
+      const owners = [...new Set(batch.map((item) => item.owner))]
+      for (const owner of owners) this.busy.add(owner)
+      this.commits++
+      void this.commit(batch).finally(() => {
+        for (const owner of owners) this.busy.delete(owner)
+        this.commits--
+        this.pump()
+      })
     }
   }
 
-  /** Runs `write` once every earlier commit or heartbeat of this process settled. */
-  private exclusive<T>(write: () => Promise<T>): Promise<T> {
-    const run = this.writes.then(write)
-    this.writes = run.catch(() => {})
-    return run
+  /** Up to 500 queued appends, in queue order, of sessions not busy; those of a session with a failed append are refused. */
+  private take(): Append[] {
+    const batch: Append[] = []
+    const rest: Append[] = []
+    for (const item of this.queue) {
+      if (this.broken.has(item.owner)) item.reject(new BrokenError('an earlier append of this session failed'))
+      else if (batch.length < 500 && !this.busy.has(item.owner)) batch.push(item)
+      else rest.push(item) // once one of a session's appends waits, so do its later ones: call order is kept
+    }
+    this.queue = rest
+    return batch
   }
 
   /**
@@ -257,16 +273,19 @@ export class Backend {
   private async renew() {
     if (this.beating || !this.held.size) return
     this.beating = true
+    // Sessions a commit is writing now are renewed by that commit.
+    const held = [...this.held.values()].filter((h) => !this.busy.has(h.owner)).sort((a, b) => compare(a.sessionId, b.sessionId))
+    for (const h of held) this.busy.add(h.owner)
     try {
-      await this.exclusive(() => this.renewNow())
+      if (held.length) await this.renewNow(held)
     } finally {
+      for (const h of held) this.busy.delete(h.owner)
       this.beating = false
+      this.pump()
     }
   }
 
-  private async renewNow() {
-    const held = [...this.held.values()].sort((a, b) => compare(a.sessionId, b.sessionId))
-    if (!held.length) return
+  private async renewNow(held: Held[]) {
     const sentAt = performance.now()
     try {
       const { rows } = await this.pool.query(

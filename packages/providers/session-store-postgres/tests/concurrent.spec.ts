@@ -63,3 +63,34 @@ test('a failed commit fails every append queued behind it: nothing is kept after
   expect(session.events().map((e) => (e as any).callId)).toEqual(['before'])
   expect(await stored(schema, 'cut')).toEqual(['tool/call:before'])
 })
+
+test("a commit stuck behind one session's row lock does not hold up the other sessions of the process", async () => {
+  const schema = freshSchema()
+  const app = freshApp()
+  const config = { connectionString: server.url, schema, pool: { application_name: app } }
+  const stuck = await open({ ...config, sessionId: 'stuck' })
+  const free = await open({ ...config, sessionId: 'free' })
+  const locker = await sql(server.url)
+  const admin = await sql(server.url)
+  try {
+    await locker.query('BEGIN')
+    await locker.query(`SELECT 1 FROM ${schema}.dshkit_sessions WHERE id = 'stuck' FOR UPDATE`)
+    let settled = false
+    const waiting = stuck.session.append(call('waits')).finally(() => {
+      settled = true
+    })
+    await eventually(async () => {
+      const { rows } = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [app])
+      expect(rows).toHaveLength(1)
+    })
+    for (let i = 0; i < 5; i++) await free.session.append(call(`f${i}`))
+    expect(settled).toBe(false)
+    await locker.query('COMMIT')
+    await waiting
+  } finally {
+    await locker.end()
+    await admin.end()
+  }
+  expect(await stored(schema, 'free')).toEqual(['tool/call:f0', 'tool/call:f1', 'tool/call:f2', 'tool/call:f3', 'tool/call:f4'])
+  expect(await stored(schema, 'stuck')).toEqual(['tool/call:waits'])
+}, 30_000)
