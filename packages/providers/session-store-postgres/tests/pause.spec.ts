@@ -20,7 +20,7 @@ test('a worker paused past its lease between the ack of tool/call and the body n
   const schema = freshSchema()
   const dir = await tempDir('dshkit-pg-pause-')
   const effects = join(dir, 'effects.txt')
-  const config = { connectionString: server.url, schema, leaseMs: 600 }
+  const config = { connectionString: server.url, schema, leaseMs: 1500 }
   const script = await childScript(dir)
   const { child, said } = await spawnWorker(script, 'pause', { config, sessionId: 'paused-job', effects })
   expect(said).toBe('ACKED')
@@ -49,7 +49,7 @@ test('a worker paused past its lease between the ack of tool/call and the body n
 
 test('a commit acknowledged after the lease it renews may have run out is a failure, and the session is lost', async () => {
   const schema = freshSchema()
-  const store = new PostgresSessionStore({ connectionString: server.url, schema, sessionId: 'late', leaseMs: 400 })
+  const store = new PostgresSessionStore({ connectionString: server.url, schema, sessionId: 'late', leaseMs: 1000 })
   await store.load()
   await store.append(call('early'))
   expect(store.leaseRemainingMs()).toBeGreaterThan(0)
@@ -60,12 +60,12 @@ test('a commit acknowledged after the lease it renews may have run out is a fail
     await locker.query(`SELECT 1 FROM ${schema}.dshkit_sessions WHERE id = 'late' FOR UPDATE`)
     const late = store.append(call('late'))
     late.catch(() => {})
-    await new Promise((resolve) => setTimeout(resolve, 700))
+    await new Promise((resolve) => setTimeout(resolve, 1500))
     expect(store.leaseRemainingMs()).toBe(0)
     await locker.query('COMMIT')
     await expect(late).rejects.toMatchObject({
       code: 'SESSION_LOST',
-      message: expect.stringMatching(/the commit was acknowledged \d+ ms after this writer's lease \(400 ms\) may have run out/),
+      message: expect.stringMatching(/the commit was acknowledged \d+ ms after this writer's lease \(1000 ms\) may have run out/),
     })
   } finally {
     await locker.end()
