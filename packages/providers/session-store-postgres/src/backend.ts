@@ -155,11 +155,15 @@ export class Backend {
       const owners = [...new Set(batch.map((item) => item.owner))]
       for (const owner of owners) this.busy.add(owner)
       this.commits++
-      void this.commit(batch).finally(() => {
-        for (const owner of owners) this.busy.delete(owner)
-        this.commits--
-        this.pump()
-      })
+      void this.commit(batch)
+        .catch((error) => {
+          for (const item of batch) this.fail(item, error) // a bug while building the statement: settle, never hang
+        })
+        .finally(() => {
+          for (const owner of owners) this.busy.delete(owner)
+          this.commits--
+          this.pump()
+        })
     }
   }
 

@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from 'vitest'
 import { cleanup, eventually } from '@dshkit/testing'
-import { readSessionLog } from '../src/index.js'
+import { PostgresSessionStore, readSessionLog } from '../src/index.js'
 import { call, freshApp, freshSchema, open, result, sql, useServer } from './helpers.js'
 
 afterEach(cleanup)
@@ -94,3 +94,12 @@ test("a commit stuck behind one session's row lock does not hold up the other se
   expect(await stored(schema, 'free')).toEqual(['tool/call:f0', 'tool/call:f1', 'tool/call:f2', 'tool/call:f3', 'tool/call:f4'])
   expect(await stored(schema, 'stuck')).toEqual(['tool/call:waits'])
 }, 30_000)
+
+test('an event the statement cannot be built from (used directly, unchecked) fails its append instead of hanging it', async () => {
+  const schema = freshSchema()
+  const store = new PostgresSessionStore({ connectionString: server.url, schema, sessionId: 'bad' })
+  await store.load()
+  await expect(store.append({ ...call('big'), arguments: 1n } as never)).rejects.toThrow(/BigInt/)
+  await expect(store.append(call('after'))).rejects.toMatchObject({ code: 'SESSION_LOST' })
+  await store.close()
+})
