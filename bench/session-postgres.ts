@@ -107,9 +107,10 @@ process.stdout.write(`## session-postgres
 ${machine()}. PostgreSQL 15 on a throwaway local cluster (unix socket, fsync on, default
 \`synchronous_commit\`) against @dshkit/session-store-jsonl (one fdatasync per event) on the same disk.
 Each figure is durable operations per second through \`ctx.session\` (and \`ctx.loop\` for calls);
-higher is better. A call is two appends (\`tool/call\` before, \`tool/result\` after). ctx.session
-hands a store one append at a time, so one session commits one event per transaction; the last row
-shows group commit: ${SESSIONS} sessions of one process share transactions.
+higher is better. A call is two appends (\`tool/call\` before, \`tool/result\` after). The store takes
+overlapping appends, so what a session appends together (a turn's 8 calls, then their results) shares
+one transaction; sequential appends (the first row) commit one each; in the last row ${SESSIONS} sessions
+of one process share transactions.
 
 ${table(['workload', 'PostgreSQL', 'JSONL', 'PostgreSQL / JSONL'], rows)}
 `)

@@ -3,6 +3,8 @@ import { Context } from 'cordis'
 import { bootEntries, readConfigFile } from '@dshkit/dsh-base'
 import type {} from '@dshkit/agent-loop'
 import { visible } from './terminal.js'
+import { isPostgresLocation } from './commands/log-postgres.js'
+import { plugPostgresSession } from './postgres-session.js'
 
 export interface BootOptions {
   config?: string
@@ -45,7 +47,10 @@ function patch(entry: any, options: BootOptions) {
   let config = entry?.config
   if (options.memoryOnly && entry?.name === '@dshkit/dsh-base') config = withoutStore(config)
   if (options.root && rootPatches[entry?.name]) config = rootPatches[entry.name](config, options.root)
-  if (options.log && logPatches[entry?.name]) config = logPatches[entry.name](config, options.log)
+  if (options.log && isPostgresLocation(options.log)) {
+    // The session is already provided from PostgreSQL: dsh-base plugs neither its memory session nor a JSONL store.
+    if (entry?.name === '@dshkit/dsh-base') config = { ...config, log: undefined, session: false, 'session-store-jsonl': false }
+  } else if (options.log && logPatches[entry?.name]) config = logPatches[entry.name](config, options.log)
   if (options.approve === 'web' && entry?.name === '@dshkit/dsh-base') config = withApprovalPage(config)
   if (options.approve === 'web' && entry?.name === '@dshkit/approval-web') config = { ...config, printUrl: false }
   return config === entry?.config ? entry : { ...entry, config }
@@ -83,23 +88,34 @@ export async function bootRuntime(options: BootOptions) {
     options = { ...options, root: options.root ?? process.cwd() }
   }
   if (options.memoryOnly) entries = entries.filter((entry: any) => !SESSION_STORES.includes(entry?.name) && !RESPONDERS.includes(entry?.name))
+  else if (options.log && isPostgresLocation(options.log)) {
+    // --log postgres://… takes the place of any session store the file names; a postgres entry's other options (pool, leaseMs) stay.
+    const own = entries.find((entry: any) => entry?.name === '@dshkit/session-store-postgres') as { config?: unknown } | undefined
+    entries = entries.filter((entry: any) => !SESSION_STORES.includes(entry?.name))
+    await plugPostgresSession(ctx, options.log, own?.config)
+  }
   if (options.approve === 'web' && !entries.some((entry: any) => ['@dshkit/dsh-base', '@dshkit/approval-web'].includes(entry?.name))) {
     throw new BootError(`--approve web needs @dshkit/dsh-base in ${source.label} (or an @dshkit/approval-web entry)`)
   }
-  const report = await bootEntries(
-    ctx,
-    entries.map((entry) => patch(entry, options)),
-    source,
-  )
-  booting = false
-  const missing = ['tools', 'loop'].filter((service) => !ctx.get(service))
-  if (missing.length) {
-    const why = report.problems.length
-      ? report.problems.join('\n')
-      : `${source.label}: nothing provides ${missing.map((s) => `"${s}"`).join(' and ')}; include @dshkit/dsh-base (or @dshkit/tools and @dshkit/agent-loop)`
-    throw new BootError(why)
+  try {
+    const report = await bootEntries(
+      ctx,
+      entries.map((entry) => patch(entry, options)),
+      source,
+    )
+    booting = false
+    const missing = ['tools', 'loop'].filter((service) => !ctx.get(service))
+    if (missing.length) {
+      const why = report.problems.length
+        ? report.problems.join('\n')
+        : `${source.label}: nothing provides ${missing.map((s) => `"${s}"`).join(' and ')}; include @dshkit/dsh-base (or @dshkit/tools and @dshkit/agent-loop)`
+      throw new BootError(why)
+    }
+    return { ctx, problems: report.problems }
+  } catch (error) {
+    await shutdown(ctx) // e.g. hands a PostgreSQL session's lease back at once instead of after leaseMs
+    throw error
   }
-  return { ctx, problems: report.problems }
 }
 
 /** Disposes the top-level plugins, newest first, so stores flush, locks go and temp dirs are removed. */

@@ -1,7 +1,7 @@
 export const USAGE = `dshkit — run an AI agent's tool calls through the dshkit pipeline
 
 Usage:
-  dshkit run [CALLS.jsonl] [--config cordis.yml] [--root DIR] [--log session.jsonl] [--approve web] [--json]
+  dshkit run [CALLS.jsonl] [--config cordis.yml] [--root DIR] [--log session.jsonl|postgres://…#SESSION_ID] [--approve web] [--json]
   dshkit tools [--config cordis.yml] [--root DIR] [--json]
   dshkit log SESSION.jsonl|postgres://…#SESSION_ID [--json]
   dshkit grants [revoke ID] [--file FILE | --root DIR] [--json]
@@ -9,7 +9,7 @@ Usage:
   dshkit explain CALLS.jsonl [--config cordis.yml] [--root DIR] [--json]
   dshkit replay SESSION.jsonl|postgres://…#SESSION_ID --config other.yml [--root DIR] [--json]
   dshkit stats SESSION.jsonl|postgres://…#SESSION_ID [--json]
-  dshkit mcp serve [--config cordis.yml] [--root DIR] [--log session.jsonl] [--http PORT]
+  dshkit mcp serve [--config cordis.yml] [--root DIR] [--log session.jsonl|postgres://…#SESSION_ID] [--http PORT]
   dshkit <command> --help
 
 With no CALLS file, \`dshkit run\` runs the bundled demo in a temporary copy of its workspace.
@@ -36,7 +36,9 @@ result and who decided it, and keeps a durable session log.
 
   --config FILE   boot from a cordis.yml instead of the embedded dsh-base default
   --root DIR      sandbox root and working directory for file tools (default: current directory)
-  --log FILE      session log (JSONL) to append to (default: none, memory only)
+  --log FILE      session log (JSONL) to append to (default: none, memory only), or
+                  'postgres://USER@HOST/DB[?schema=NAME]#SESSION_ID': that session in PostgreSQL
+                  (one writer at a time; another worker's session is refused until it ends)
   --approve web   answer approval asks on a local web page (127.0.0.1, any free port); its URL,
                   with the token it needs, is printed on stderr at start
   --json          one JSON object per line instead of the human report
@@ -107,7 +109,8 @@ elicitation), timeouts, spill (spill_read is one of the tools) and the session l
 
   --config FILE   boot from a cordis.yml instead of the embedded dsh-base default
   --root DIR      sandbox root and working directory for file tools (default: current directory)
-  --log FILE      session log (JSONL) to append every call and result to
+  --log FILE      session log (JSONL) to append every call and result to, or
+                  'postgres://USER@HOST/DB[?schema=NAME]#SESSION_ID' (a session in PostgreSQL)
   --http PORT     Streamable HTTP at http://127.0.0.1:PORT/mcp (0 = any free port) instead of stdio;
                   every request needs the header Authorization: Bearer TOKEN (printed on stderr,
                   or fixed with DSHKIT_MCP_TOKEN, at least 32 characters)

@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream'
 import McpServer, { guardStdout, type McpServerService } from '@dshkit/mcp-server'
 import { bootRuntime, shutdown, type BootOptions } from '../runtime.js'
 import { visible } from '../terminal.js'
+import { shownLog } from '../postgres-session.js'
 
 export interface McpServeOptions extends BootOptions {
   /** Streamable HTTP on this loopback port (0 = any free one) instead of stdio. */
@@ -26,6 +27,7 @@ async function serve(options: McpServeOptions, protocol: Writable | undefined): 
   const stdio = protocol !== undefined
   const { ctx, problems } = await bootRuntime(options)
   for (const problem of problems) say(problem)
+  const logged = options.log ? `; session log: ${await shownLog(options.log)}` : ''
   try {
     const approval = ctx.get('approval') as { responder?: string } | undefined
     if (stdio && approval?.responder === 'tty') {
@@ -43,7 +45,7 @@ async function serve(options: McpServeOptions, protocol: Writable | undefined): 
     })
     if (stdio) {
       const connection = await server.serveStdio({ stdout: protocol })
-      say(`serving ${ctx.tools.list().length} tools over MCP on stdio${options.log ? `; session log: ${options.log}` : ''}`)
+      say(`serving ${ctx.tools.list().length} tools over MCP on stdio${logged}`)
       await Promise.race([connection.closed, stop])
       await connection.close()
     } else {
@@ -51,7 +53,7 @@ async function serve(options: McpServeOptions, protocol: Writable | undefined): 
       const endpoint = await server.listen({ port: options.http, token: process.env.DSHKIT_MCP_TOKEN || undefined })
       say(`serving ${ctx.tools.list().length} tools over MCP (Streamable HTTP) at ${endpoint.url}`)
       say(`send the header  Authorization: Bearer ${endpoint.token}`)
-      say(`stop with Ctrl-C${options.log ? `; session log: ${options.log}` : ''}`)
+      say(`stop with Ctrl-C${logged}`)
       await stop
       await endpoint.close()
     }

@@ -5,6 +5,7 @@ import { hasReference, readCalls, resolveReferences, type CallLine } from '../ca
 import { json, outcomeLines, type Outcome } from '../report.js'
 import { bootRuntime, shutdown, type BootOptions } from '../runtime.js'
 import { visible } from '../terminal.js'
+import { shownLog } from '../postgres-session.js'
 
 export interface RunOptions extends BootOptions {
   file: string
@@ -98,7 +99,7 @@ export async function run(options: RunOptions): Promise<number> {
   }
   const interrupted = controller.signal.aborted
   if (!options.json) {
-    const where = options.log ? `; session log: ${options.log}` : ''
+    const where = options.log ? `; session log: ${await shownLog(options.log)}` : ''
     const lost = unrecorded.length ? `, ${unrecorded.length} call(s) not run or not recorded (${unrecorded.join(', ')})` : ''
     const stopped = interrupted ? ', interrupted: calls not started were not run' : ''
     process.stderr.write(`dshkit: ${visible(`${calls.length} call line(s), ${bad} input problem(s)${lost}${stopped}${where}`)}\n`)

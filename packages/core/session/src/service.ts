@@ -59,6 +59,16 @@ export class SessionService extends Service {
     this.refused = this.refused.bind(this)
     this.recorded = this.recorded.bind(this)
     this.pendingCalls = this.pendingCalls.bind(this)
+    this.leaseRemainingMs = this.leaseRemainingMs.bind(this)
+  }
+
+  /**
+   * How many ms this process certainly remains the session's only writer (Infinity for a store without a
+   * lease): a tool body must not start when it is ≤ 0, since another worker may have taken the session
+   * over and recorded the call as TOOL_OUTCOME_UNKNOWN.
+   */
+  leaseRemainingMs(): number {
+    return this.store.leaseRemainingMs ? this.store.leaseRemainingMs() : Number.POSITIVE_INFINITY
   }
 
   /** Validates, then records the event; resolves with the stored (frozen) event once it is durable. */

@@ -16,6 +16,12 @@ export interface SessionStore {
    * append it rejects must leave nothing in the log ahead of a later event it keeps.
    */
   readonly concurrentAppends?: boolean
+  /**
+   * For a store that holds the session under a lease another worker may take over once it runs out:
+   * how many ms the lease certainly lasts from now, by a monotonic clock (≤ 0: it may have passed).
+   * Left out: the session is this process's for as long as it is open.
+   */
+  leaseRemainingMs?(): number
   /** Releases files, locks, connections. Called once, after the last append settled. */
   close?(): Promise<void>
 }
@@ -28,6 +34,7 @@ export function isSessionStore(value: unknown): value is SessionStore {
     typeof store.load === 'function' &&
     typeof store.append === 'function' &&
     (store.close === undefined || typeof store.close === 'function') &&
+    (store.leaseRemainingMs === undefined || typeof store.leaseRemainingMs === 'function') &&
     (store.concurrentAppends === undefined || typeof store.concurrentAppends === 'boolean')
   )
 }

@@ -26,6 +26,8 @@ export const apply = (ctx: Context, input?: ConfigInput) => {
   // The methods read once (the fiber restarts if the session is replaced): each read through cordis's service proxy
   // builds a new shadow context, per call.
   const session = { flush: service.flush.bind(service), refused: service.refused.bind(service), recorded: service.recorded.bind(service) }
+  // A session provider from before leases: the session is this process's while it is open.
+  const leaseRemainingMs = typeof service.leaseRemainingMs === 'function' ? service.leaseRemainingMs.bind(service) : () => Number.POSITIVE_INFINITY
   // Tokens of calls whose body this policy let start and that are still running: their nested calls need no wait.
   const running = new Set<symbol>()
   const run = (exec: ToolDispatchExecution, next: () => Promise<ToolExecutionResult>) => {
@@ -73,6 +75,20 @@ export const apply = (ctx: Context, input?: ConfigInput) => {
     },
     { prepend: true },
   )
+
+  // Innermost of the wrappers plugged before this one (retry-policy, timeout-policy), so every attempt is checked
+  // right before its body starts: a process paused past its lease (SIGSTOP, GC, a frozen VM) must not run a call
+  // the worker that took the session over has already closed as TOOL_OUTCOME_UNKNOWN.
+  ctx.on('tools/execute', async (exec, next) => {
+    if (leaseRemainingMs() > 0) return next()
+    return toolFailure(
+      'PIPELINE_ERROR',
+      `${exec.name} was not run: this worker's lease on the session may have run out before the body could start ` +
+        '(the process was paused or stalled); another worker may have taken the session over and closed the call as TOOL_OUTCOME_UNKNOWN',
+      SOURCE,
+      { retryable: false },
+    )
+  })
 }
 
 export default definePlugin({ name, inject, Config, apply })

@@ -3,7 +3,7 @@ import { Context, ValidationError } from 'cordis'
 import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import AgentLoop from '@dshkit/agent-loop'
-import Session from '@dshkit/session'
+import Session, { MemorySessionStore } from '@dshkit/session'
 import Tools, { type ToolDefinition } from '@dshkit/tools'
 import TimeoutPolicy from '@dshkit/timeout-policy'
 import { boot, cleanup, sleep, type PluginEntry } from '@dshkit/testing'
@@ -211,6 +211,32 @@ describe('composition', () => {
     await booted.plug(Session)
     expect((await booted.call('write_note')).isError).toBe(false)
     expect(started).toHaveLength(1)
+  })
+})
+
+describe('a session held under a lease', () => {
+  /** The in-memory store, leased: `remaining` is what its leaseRemainingMs() says. */
+  class LeasedStore extends MemorySessionStore {
+    remaining = 1000
+    leaseRemainingMs() {
+      return this.remaining
+    }
+  }
+
+  test('the body starts only while the lease holds; once it may have passed, the call is refused, not retried', async () => {
+    const { tool, started } = witness(() => undefined)
+    const store = new LeasedStore()
+    const booted = await boot({ tools: [tool], plugins: [[Session, { store }], CheckpointPolicy] })
+    await booted.ctx.session.append(call('held'))
+    expect((await booted.call('write_note', {}, { callId: 'held' })).isError).toBe(false)
+    store.remaining = 0 // e.g. the process was stopped past its lease after the tool/call was acknowledged
+    await booted.ctx.session.append(call('lapsed'))
+    expect(await booted.call('write_note', {}, { callId: 'lapsed' })).toMatchObject({
+      isError: true,
+      error: { code: 'PIPELINE_ERROR', source: 'session-checkpoint-policy', message: expect.stringMatching(/^write_note was not run: this worker's lease/) },
+      meta: { retryable: false },
+    })
+    expect(started.map((s) => s.callId)).toEqual(['held'])
   })
 })
 

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import type { SessionEvent } from '@dshkit/session'
 import type { PoolOptions } from './config.js'
@@ -26,10 +27,21 @@ export interface Held {
   owner: string
   leaseMs: number
   lost(reason: string): void
+  /** A statement sent at `sentAt` (performance.now()) renewed the lease: it lasts at least leaseMs from then. */
+  renewed(sentAt: number): void
+  /** Why the lease may have run out by now, or undefined while it certainly holds. */
+  lapsed(): string | undefined
 }
 
 /** The sessions this process holds were not in the batch's UPDATE result: someone took them over. */
 export class FencedError extends Error {}
+/** The commit was acknowledged after the session's lease may have run out. */
+export class LapsedError extends Error {}
+/** An earlier append of the session failed: nothing queued after it is committed. */
+export class BrokenError extends Error {}
+
+/** Commits of one process in flight at once (on as many pooled connections), each for other sessions. */
+const MAX_COMMITS = 4
 
 // One backend per (server, schema) per process, shared by every copy of this module loaded in it.
 const registry: Map<string, Backend> = ((globalThis as any)[Symbol.for('dshkit.session-store-postgres.backends')] ??= new Map())
@@ -64,12 +76,19 @@ export class Backend {
   private refs = 0
   private migrated: Promise<void> | undefined
   private queue: Append[] = []
-  private flushing = false
+  private scheduled = false
+  private commits = 0
   private readonly held = new Map<string, Held>()
   private heartbeat: NodeJS.Timeout | undefined
   private heartbeatMs = 0
   private beating = false
   private readonly schema: string
+  // Owners whose row a statement of this process (a commit or the heartbeat) is writing now: no second statement takes
+  // them until it settled, so two statements of one process never wait for each other's row locks (no deadlock), and a
+  // session's events commit in call order.
+  private readonly busy = new Set<string>()
+  // Owners one of whose appends failed: their later queued appends are refused, so none is kept after one that was not.
+  private readonly broken = new Set<string>()
 
   private constructor(
     readonly key: string,
@@ -118,19 +137,47 @@ export class Backend {
   append(sessionId: string, owner: string, leaseMs: number, events: SessionEvent[]): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ sessionId, owner, leaseMs, events, resolve, reject })
-      if (this.flushing) return
-      this.flushing = true
+      if (this.scheduled) return
+      this.scheduled = true
       // Started on the next turn, so appends made in the same tick share the first transaction too.
-      setImmediate(() => void this.flush())
+      setImmediate(() => {
+        this.scheduled = false
+        this.pump()
+      })
     })
   }
 
-  private async flush() {
-    try {
-      while (this.queue.length) await this.commit(this.queue.splice(0, 500))
-    } finally {
-      this.flushing = false
+  /** Starts commits, up to MAX_COMMITS at once, each with the queued appends of sessions no statement is writing now. */
+  private pump() {
+    while (this.commits < MAX_COMMITS) {
+      const batch = this.take()
+      if (!batch.length) return
+      const owners = [...new Set(batch.map((item) => item.owner))]
+      for (const owner of owners) this.busy.add(owner)
+      this.commits++
+      void this.commit(batch)
+        .catch((error) => {
+          for (const item of batch) this.fail(item, error) // a bug while building the statement: settle, never hang
+        })
+        .finally(() => {
+          for (const owner of owners) this.busy.delete(owner)
+          this.commits--
+          this.pump()
+        })
     }
+  }
+
+  /** Up to 500 queued appends, in queue order, of sessions not busy; those of a session with a failed append are refused. */
+  private take(): Append[] {
+    const batch: Append[] = []
+    const rest: Append[] = []
+    for (const item of this.queue) {
+      if (this.broken.has(item.owner)) item.reject(new BrokenError('an earlier append of this session failed'))
+      else if (batch.length < 500 && !this.busy.has(item.owner)) batch.push(item)
+      else rest.push(item) // once one of a session's appends waits, so do its later ones: call order is kept
+    }
+    this.queue = rest
+    return batch
   }
 
   /**
@@ -157,8 +204,11 @@ export class Backend {
       counts.set(item.owner, n)
     }
     for (const owner of sessions.owner) sessions.count.push(counts.get(owner)!)
+    sortSessions(sessions)
     const t = this.quoted
     let kept: Set<string>
+    // The server sets lease_until from its now(), which is no earlier than this: a conservative start for the lease.
+    const sentAt = performance.now()
     try {
       const result = await this.pool.query(
         `
@@ -180,13 +230,30 @@ export class Backend {
       )
       kept = new Set(result.rows.map((row) => row.owner as string))
     } catch (error) {
-      for (const item of batch) item.reject(error as Error)
+      for (const item of batch) this.fail(item, error as Error)
       return
     }
     for (const item of batch) {
-      if (kept.has(item.owner)) item.resolve()
-      else item.reject(new FencedError("another writer took the session over (this writer's lease had run out)"))
+      if (!kept.has(item.owner)) {
+        this.fail(item, new FencedError("another writer took the session over (this writer's lease had run out)"))
+        continue
+      }
+      const held = this.held.get(item.owner)
+      held?.renewed(sentAt)
+      const lapse = held?.lapsed()
+      if (lapse) this.fail(item, new LapsedError(lapse))
+      else item.resolve()
     }
+  }
+
+  private fail(item: Append, error: Error) {
+    this.broken.add(item.owner)
+    item.reject(error)
+  }
+
+  /** The store of `owner` closed: nothing of it is queued any more. */
+  forget(owner: string) {
+    this.broken.delete(owner)
   }
 
   /** Keeps the lease of `held` alive until `unhold`. */
@@ -210,7 +277,20 @@ export class Backend {
   private async renew() {
     if (this.beating || !this.held.size) return
     this.beating = true
-    const held = [...this.held.values()]
+    // Sessions a commit is writing now are renewed by that commit.
+    const held = [...this.held.values()].filter((h) => !this.busy.has(h.owner)).sort((a, b) => compare(a.sessionId, b.sessionId))
+    for (const h of held) this.busy.add(h.owner)
+    try {
+      if (held.length) await this.renewNow(held)
+    } finally {
+      for (const h of held) this.busy.delete(h.owner)
+      this.beating = false
+      this.pump()
+    }
+  }
+
+  private async renewNow(held: Held[]) {
+    const sentAt = performance.now()
     try {
       const { rows } = await this.pool.query(
         `
@@ -221,12 +301,24 @@ export class Backend {
       )
       const renewed = new Set(rows.map((row) => row.owner as string))
       for (const h of held) {
-        if (!renewed.has(h.owner) && this.held.has(h.owner)) h.lost("another writer took the session over (this writer's lease had run out)")
+        if (renewed.has(h.owner)) h.renewed(sentAt)
+        else if (this.held.has(h.owner)) h.lost("another writer took the session over (this writer's lease had run out)")
       }
     } catch {
       // A failed heartbeat changes nothing by itself: every append is fenced on the lease owner anyway.
-    } finally {
-      this.beating = false
     }
+  }
+}
+
+/** Code-unit order, the same in every process: rows are handed to the server in one order. */
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/** The batch's sessions in id order (the heartbeat's order too), their columns kept in step. */
+function sortSessions(sessions: { id: string[]; owner: string[]; count: number[]; lease: number[] }) {
+  const order = sessions.id.map((_, i) => i).sort((a, b) => compare(sessions.id[a], sessions.id[b]))
+  for (const key of ['id', 'owner', 'count', 'lease'] as const) {
+    const column = sessions[key] as unknown[]
+    const sorted = order.map((i) => column[i])
+    column.splice(0, column.length, ...sorted)
   }
 }

@@ -14,6 +14,10 @@ export const PoolOptions = strictConfig({
   ssl: z.union([z.boolean(), z.record(z.string(), z.unknown())]).optional(),
   max: z.number().int().positive().optional(),
   connectionTimeoutMillis: z.number().int().nonnegative().optional(),
+  /** Client side: a query with no reply after this long fails (default 60 000); 0 waits forever. */
+  query_timeout: z.number().int().nonnegative().optional(),
+  /** Server side: PostgreSQL cancels a statement running longer (default none). */
+  statement_timeout: z.number().int().nonnegative().optional(),
   idleTimeoutMillis: z.number().int().nonnegative().optional(),
   application_name: z.string().optional(),
 })

@@ -39,5 +39,11 @@ export function bounded(text: string): string {
 
 /** A connection string with its password hidden, for messages. */
 export function redact(connectionString: string): string {
-  return connectionString.replace(/^([a-z]+:\/\/[^:/@?#]*):[^@/?#]*@/i, '$1:***@').replace(/([?&]password=)[^&#]*/i, '$1***')
+  // The user info ends at the authority's last `@` (as URL parsing has it): a password may hold `@` itself.
+  return connectionString
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i, (_, scheme: string, userinfo: string) => {
+      const colon = userinfo.indexOf(':')
+      return colon === -1 ? `${scheme}${userinfo}@` : `${scheme}${userinfo.slice(0, colon)}:***@`
+    })
+    .replace(/([?&]password=)[^&#]*/gi, '$1***')
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
+import { performance } from 'node:perf_hooks'
 import type { SessionEvent, SessionStore } from '@dshkit/session'
-import { Backend, FencedError, type ConnectionOptions } from './backend.js'
+import { Backend, BrokenError, FencedError, LapsedError, type ConnectionOptions } from './backend.js'
 import type { PoolOptions } from './config.js'
 import { SessionLockedError, SessionLostError, SessionStoreCorruptError } from './errors.js'
 import { schemaProblem, sessionIdProblem } from './names.js'
@@ -29,6 +30,8 @@ export class PostgresSessionStore implements SessionStore {
   readonly schema: string
   /** This writer's lease token: appends commit only while the session row still names it. */
   readonly owner = randomUUID()
+  /** Appends may overlap: queued in call order, they share one transaction per flush (see the README). */
+  readonly concurrentAppends = true
   /** Who this writer is, as other writers see it when they are refused. */
   readonly holder = `${hostname()} pid ${process.pid}`
   private readonly leaseMs: number
@@ -37,6 +40,9 @@ export class PostgresSessionStore implements SessionStore {
   private backend: Backend | undefined
   private lost: SessionLostError | undefined
   private closed = false
+  // performance.now() until which the lease certainly holds (monotonic: a paused process's clock runs on).
+  private leaseEnds = Number.NEGATIVE_INFINITY
+  private readonly margin: number
 
   constructor(options: PostgresStoreOptions) {
     this.sessionId = options.sessionId
@@ -46,6 +52,7 @@ export class PostgresSessionStore implements SessionStore {
     if (!options.connectionString && !options.pool) throw new TypeError('connectionString is required (or pool options): where the PostgreSQL server is')
     this.leaseMs = options.leaseMs ?? 15_000
     this.waitMs = options.waitMs ?? 0
+    this.margin = Math.max(20, Math.floor(this.leaseMs / 10))
     this.connection = { connectionString: options.connectionString, pool: options.pool, schema: this.schema }
   }
 
@@ -63,6 +70,8 @@ export class PostgresSessionStore implements SessionStore {
           this.lost ??= new SessionLostError(this.sessionId, reason)
           backend.unhold(this.owner) // nothing left to renew
         },
+        renewed: (sentAt) => this.extendLease(sentAt),
+        lapsed: () => (this.leaseRemainingMs() > 0 ? undefined : this.lapse()),
       })
       return await this.readEvents(backend)
     } catch (error) {
@@ -79,11 +88,34 @@ export class PostgresSessionStore implements SessionStore {
     try {
       await backend.append(this.sessionId, this.owner, this.leaseMs, [event])
     } catch (error) {
-      if (error instanceof FencedError) throw (this.lost ??= new SessionLostError(this.sessionId, error.message))
+      if (error instanceof FencedError || error instanceof LapsedError || error instanceof BrokenError) {
+        throw (this.lost ??= new SessionLostError(this.sessionId, error.message))
+      }
       // The commit may or may not have happened (a connection lost mid-commit): nothing after it is trusted.
       this.lost ??= new SessionLostError(this.sessionId, `a write failed (${(error as Error).message})`, { cause: error })
       throw new Error(`could not append to session ${JSON.stringify(this.sessionId)} in ${backend.where}: ${(error as Error).message}`, { cause: error })
     }
+  }
+
+  /**
+   * How long this writer's lease certainly lasts from now (monotonic clock, less a tenth of the lease for
+   * clock drift between hosts); 0 once lost or closed. A tool body must not start at ≤ 0.
+   */
+  leaseRemainingMs(): number {
+    if (this.lost || this.closed || !this.backend) return 0
+    return Math.max(0, this.leaseEnds - this.margin - performance.now())
+  }
+
+  private extendLease(sentAt: number) {
+    this.leaseEnds = Math.max(this.leaseEnds, sentAt + this.leaseMs)
+  }
+
+  private lapse() {
+    const late = Math.round(performance.now() - (this.leaseEnds - this.margin))
+    return (
+      `the commit was acknowledged ${late} ms after this writer's lease (${this.leaseMs} ms) may have run out ` +
+      '(the process was paused, or the server slow), so another writer may hold the session now'
+    )
   }
 
   async close(): Promise<void> {
@@ -91,6 +123,7 @@ export class PostgresSessionStore implements SessionStore {
     if (this.closed || !backend) return
     this.closed = true
     backend.unhold(this.owner)
+    backend.forget(this.owner)
     // Handing the lease back lets the next writer in at once instead of after leaseMs.
     await backend.pool
       .query(`UPDATE ${backend.quoted}.dshkit_sessions SET owner = NULL, holder = NULL, lease_until = NULL WHERE id = $1 AND owner = $2`, [
@@ -105,6 +138,7 @@ export class PostgresSessionStore implements SessionStore {
   private async takeLease(backend: Backend) {
     const started = Date.now()
     for (;;) {
+      const sentAt = performance.now()
       const taken = await backend.pool.query(
         `
         INSERT INTO ${backend.quoted}.dshkit_sessions AS s (id, owner, holder, lease_until)
@@ -114,7 +148,7 @@ export class PostgresSessionStore implements SessionStore {
         RETURNING s.id`,
         [this.sessionId, this.owner, this.holder, this.leaseMs],
       )
-      if (taken.rowCount) return
+      if (taken.rowCount) return this.extendLease(sentAt)
       const { rows } = await backend.pool.query(
         `
         SELECT holder, greatest(0, extract(epoch FROM lease_until - now()) * 1000)::float8 AS remaining

@@ -1,7 +1,7 @@
 import { Context } from 'cordis'
 import { afterEach, expect, test } from 'vitest'
 import { cleanup } from '@dshkit/testing'
-import SessionStorePostgres, { listSessions, parseLocation, PostgresSessionStore, readSessionLog } from '../src/index.js'
+import SessionStorePostgres, { listSessions, parseLocation, PostgresSessionStore, readSessionLog, redact } from '../src/index.js'
 import { call, freshSchema, open, sql, useServer } from './helpers.js'
 
 afterEach(cleanup)
@@ -100,4 +100,14 @@ test('a missing session or schema reads as not found; listing an unmigrated sche
   const schema = freshSchema()
   await expect(readSessionLog({ connectionString: server.url, schema, sessionId: 'none' })).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' })
   expect(await listSessions({ connectionString: server.url, schema })).toEqual([])
+})
+
+test.each([
+  ['postgres://me:s3cret@db/x#s', 'postgres://me:***@db/x#s'],
+  ['postgres://me:p@ss@db/x#s', 'postgres://me:***@db/x#s'],
+  ['postgresql://me:a:b@[::1]:5432/x', 'postgresql://me:***@[::1]:5432/x'],
+  ['postgres://me@db/x?password=s3cret&sslmode=require&PASSWORD=again#s', 'postgres://me@db/x?password=***&sslmode=require&PASSWORD=***#s'],
+  ['postgres://db/x#me:s3cret@y', 'postgres://db/x#me:s3cret@y'], // after # is the session id, not user info
+])('redact(%j) hides the password', (location, shown) => {
+  expect(redact(location)).toBe(shown)
 })

@@ -19,7 +19,8 @@ const built = (relative: string) => {
 /**
  * A worker as a real separate process: cordis + tools + this store + agent-loop. Modes:
  * `crash` runs one call, then hangs in a second one; `open` opens and holds the session (or prints
- * the refusal's code); `many` writes `count` events to each of `sessions` sessions at once.
+ * the refusal's code); `many` writes `count` events to each of `sessions` sessions at once; `churn` appends
+ * to `sessions` sessions for `ms`; `pause` stops itself (SIGSTOP) between a call's durable tool/call and its body.
  */
 export async function childScript(dir: string) {
   const script = join(dir, 'worker.mjs')
@@ -30,7 +31,9 @@ import { Context } from ${JSON.stringify(pathToFileURL(require.resolve('cordis')
 import { z } from ${JSON.stringify(pathToFileURL(require.resolve('zod')).href)}
 import Tools from ${built('../../../core/tools/lib/index.js')}
 import AgentLoop from ${built('../../../core/agent-loop/lib/index.js')}
+import CheckpointPolicy from ${built('../../../policies/session-checkpoint-policy/lib/index.js')}
 import SessionStorePostgres, { PostgresSessionStore } from ${built('../lib/index.js')}
+import { appendFileSync } from 'node:fs'
 
 const [mode, json] = process.argv.slice(2)
 const options = JSON.parse(json)
@@ -63,6 +66,51 @@ if (mode === 'open') {
   }))
   await Promise.all(stores.map((store) => store.close()))
   process.stdout.write('DONE\\n')
+  process.exit(0)
+} else if (mode === 'churn') {
+  // Each session appends as fast as its commits return for options.ms, while the heartbeat renews them all.
+  const ids = Array.from({ length: options.sessions }, (_, i) => options.prefix + i)
+  const stores = ids.map((sessionId) => new PostgresSessionStore({ ...options.config, sessionId }))
+  await Promise.all(stores.map((store) => store.load()))
+  const time = new Date().toISOString()
+  const until = Date.now() + options.ms
+  const failures = []
+  let appended = 0
+  await Promise.all(stores.map(async (store) => {
+    for (let i = 0; Date.now() < until; i++) {
+      try {
+        await store.append({ type: 'context/added', source: 'churn', content: [], time })
+        appended++
+        // Sessions of a real worker append at unrelated moments: each batch holds them in another order.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 4))
+      } catch (error) {
+        failures.push(error.code ?? 'error', error.message)
+        return
+      }
+    }
+  }))
+  await Promise.all(stores.map((store) => store.close()))
+  process.stdout.write(JSON.stringify({ appended, failures }) + '\\n')
+  process.exit(0)
+} else if (mode === 'pause') {
+  // Stops itself (SIGSTOP) once the call's tool/call is durable, before its body: the parent lets the lease run out.
+  const { ctx } = await open(options.sessionId)
+  await ctx.plugin(CheckpointPolicy)
+  await ctx.plugin({
+    name: 'pause-tools',
+    inject: ['tools'],
+    apply(ctx) {
+      ctx.tools.register({ name: 'effect', description: 'appends to a file', parameters: z.object({}), execute: () => (appendFileSync(options.effects, 'ran\\n'), 'ran') })
+      ctx.on('tools/execute', (exec, next) => {
+        process.stdout.write('ACKED\\n')
+        process.kill(process.pid, 'SIGSTOP')
+        return next()
+      }, { prepend: true })
+    },
+  })
+  await ctx.plugin(AgentLoop)
+  const { results } = await ctx.loop.executeToolCalls([{ callId: 'paused', name: 'effect', arguments: {} }])
+  process.stdout.write(JSON.stringify(results[0]) + '\\n')
   process.exit(0)
 } else {
   const { ctx } = await open(options.sessionId)

@@ -77,3 +77,23 @@ test('a server that is down: opening fails with the redacted location, no passwo
     /^could not open session "s" in postgres:\/\/me:\*\*\*@127\.0\.0\.1:1\/db \(schema public\): connect ECONNREFUSED/,
   )
 })
+
+// The docs say pool options set the timeouts; the strict pool schema refused `query_timeout`, so the 60 s default could not be changed.
+test.each([
+  ['query_timeout', /could not append to session "slow" in .*: Query read timeout/],
+  ['statement_timeout', /could not append to session "slow" in .*: canceling statement due to statement timeout/],
+])('pool.%s set in the plugin config bounds an append stuck behind a row lock', async (key, failure) => {
+  const schema = freshSchema()
+  const { session } = await open({ connectionString: server.url, sessionId: 'slow', schema, pool: { [key]: 300 } })
+  await session.append(call('before'))
+  const locker = await sql(server.url)
+  try {
+    await locker.query('BEGIN')
+    await locker.query(`SELECT 1 FROM ${schema}.dshkit_sessions WHERE id = 'slow' FOR UPDATE`)
+    await expect(session.append(call('stuck'))).rejects.toThrow(failure)
+  } finally {
+    await locker.query('ROLLBACK').catch(() => {})
+    await locker.end()
+  }
+  await expect(session.append(call('after'))).rejects.toMatchObject({ code: 'SESSION_LOST' })
+})
