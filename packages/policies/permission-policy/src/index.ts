@@ -15,6 +15,8 @@ export { describeRule } from './rules.js'
 export { Config, Rule, type ConfigInput } from './config.js'
 export { PermissionRules, type Verdict } from './verdict.js'
 export { verdictDetail } from './detail.js'
+export { checkRule, type RuleCheck, type ToolView } from './rule-check.js'
+export { RuleCheckError } from './watch.js'
 
 export const name = 'permission-policy'
 export const inject = ['tools']
