@@ -3,6 +3,8 @@
  * one can be checked like a name; undefined when there are more than `limit` of them. Ranges (`{1..3}`) stay as written.
  */
 export function braceAlternatives(glob: string, limit = 256): string[] | undefined {
+  // A pattern this long is not a list of tool names; its alternatives are not checked one by one.
+  if (glob.length > 4096) return undefined
   const list = firstList(glob)
   if (!list) return [glob]
   const out: string[] = []
