@@ -46,11 +46,23 @@ export function checkRule(rule: Rule, index: number, tools: readonly ToolView[],
   return named
 }
 
-/** Each alternative of the tool glob must match a registered tool (MCP names may wait for their server). */
+/**
+ * The names a tool glob is written with: each brace alternative, without a leading `!`, and each name of a whole
+ * extglob list (`!(shell|fs_write)`), so a typo inside a negation cannot widen an allow rule to the tool it meant to leave out.
+ */
+function namePieces(glob: string): string[] {
+  return (braceAlternatives(glob) ?? [glob]).flatMap((alternative) => {
+    const bare = alternative.replace(/^!+(?!\()/, '')
+    const list = /^[!@+*?]\(([^()]*)\)$/.exec(bare)
+    return list ? list[1].split('|') : [bare]
+  })
+}
+
+/** Each name of the tool glob must match a registered tool (MCP names may wait for their server). */
 function checkNames(glob: string, names: readonly string[], started: boolean): RuleCheck {
-  const alternatives = braceAlternatives(glob) ?? [glob]
   let waiting = false
-  for (const alternative of alternatives) {
+  for (const alternative of namePieces(glob)) {
+    if (!alternative) continue
     const isGlob = picomatch.scan(alternative).isGlob
     const matches = isGlob ? picomatch(alternative, globOptions) : (name: string) => name === alternative
     if (names.some((name) => matches(name))) continue

@@ -61,6 +61,10 @@ const neverMatch: [string, RuleInput, RegExp][] = [
   ['dash for underscore', { tool: 'fs-read', decision: 'deny' }, /did you mean "fs_read"\?/],
   ['a trailing space', { tool: 'fs_write ', decision: 'deny' }, /no tool "fs_write " is registered; did you mean "fs_write"\?/],
   ['no close name', { tool: 'git', decision: 'deny' }, /no tool "git" is registered; registered: .*fs_write.*shell/],
+  // An allow for "everything but the shell" with the shell misspelt would allow the shell too.
+  ['a typo inside a negation', { tool: '!(shel)', decision: 'allow' }, /no tool "shel" is registered; did you mean "shell"\?/],
+  ['a typo after a leading !', { tool: '!fs_wrte', decision: 'allow' }, /no tool "fs_wrte" is registered; did you mean "fs_write"\?/],
+  ['a typo in an extglob list', { tool: '@(fs_read|fs_wrte)', decision: 'deny' }, /no tool "fs_wrte" is registered; did you mean "fs_write"\?/],
   ['one brace alternative misspelt', { tool: '{fs_read,fs_lst}', decision: 'deny' }, /no tool "fs_lst" is registered; did you mean "fs_list"\?/],
   [
     'a pattern in the wrong case',
@@ -142,6 +146,8 @@ const canMatch: [string, RuleInput][] = [
   ['brace alternatives', { tool: '{fs_write,fs_edit}', when: { path: '**/protected.txt' }, decision: 'deny' }],
   ['everything', { tool: '*', when: { path: '**/protected.txt' }, decision: 'deny' }],
   ['a negation', { tool: '!(shell)', when: { path: '**/protected.txt' }, decision: 'deny' }],
+  ['an extglob list', { tool: '@(fs_write|fs_edit)', when: { path: '**/protected.txt' }, decision: 'deny' }],
+  ['a pattern inside an extglob list', { tool: '@(fs_w*|shell)', when: { path: '**/protected.txt' }, decision: 'deny' }],
   ['an argument some tool of the pattern declares', { tool: '{fs_write,shell}', when: { path: '**/protected.txt' }, decision: 'deny' }],
   ['a nested argument', { tool: 'deploy', when: { 'options.mode': 'real' }, decision: 'deny' }],
   ['a list element', { tool: 'deploy', when: { 'argv.0': '--force' }, decision: 'deny' }],
