@@ -16,11 +16,14 @@ export class RuleCheckError extends Error {
  */
 export async function watchRules(ctx: Context, rules: readonly Rule[], judged: PermissionRules): Promise<void> {
   await ctx.tools.whenStarted()
-  const problems = checkAll(ctx, rules, false).filter((check) => check.kind === 'problem')
+  const problems = checkAll(ctx, rules, false).filter((check): check is Problem => check.kind === 'problem')
   if (!problems.length) return watchLater(ctx, rules, judged)
   // Tools plugged only after the policy was awaited are not there yet: say how to order them.
   const order = ctx.tools.definitions.size ? '' : ' (rules are checked against the tools registered when the policy starts: plug the tools first)'
-  throw new RuleCheckError(escapeControls(problems.map((p) => p.message).join('; ') + order))
+  // One line, however many rules are broken: the first few, and how many more.
+  const shown = problems.slice(0, 5).map((p) => p.message)
+  const more = problems.length > 5 ? `; and ${problems.length - 5} more rules that can never match` : ''
+  throw new RuleCheckError(escapeControls(shown.join('; ') + more + order))
 }
 
 function watchLater(ctx: Context, rules: readonly Rule[], judged: PermissionRules) {
@@ -44,6 +47,8 @@ function watchLater(ctx: Context, rules: readonly Rule[], judged: PermissionRule
     queued = true
   })
 }
+
+type Problem = Extract<RuleCheck, { kind: 'problem' }>
 
 function checkAll(ctx: Context, rules: readonly Rule[], started: boolean): RuleCheck[] {
   const tools: ToolView[] = ctx.tools.schemas().map(({ name, inputSchema }) => ({ name, inputSchema }))

@@ -177,3 +177,11 @@ test('the rules are checked once the plugins started beside the policy have regi
   expect(fibers[0].state).toBe(2 /* ACTIVE */)
   expect(await ctx.tools.execute({ callId: 'c', name: 'fs_write', arguments: { path: 'a', content: 'b' } })).toMatchObject({ error: { code: 'DENIED' } })
 })
+
+test('a thousand broken rules are still one bounded line', async () => {
+  const rules = Array.from({ length: 1000 }, (_, i) => ({ tool: `fs_wrte${'x'.repeat(i % 7)}`, decision: 'deny' as const }))
+  const { started } = await start(rules)
+  const error = (await started.catch((e: Error) => e)) as Error
+  expect(error.message).toMatch(/^rule #1 \(deny fs_wrte\): .*; and 995 more rules that can never match$/)
+  expect(error.message.length).toBeLessThan(2000)
+})
