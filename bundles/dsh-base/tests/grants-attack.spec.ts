@@ -58,7 +58,14 @@ test('a grants file the model could write (inside a sandbox root, outside .dshki
 })
 
 test('with the default file, planting a grant through fs_write fails and the next call is still asked', async () => {
-  await ctx.plugin(DshBase, { 'fs-sandbox': { roots: [root] }, 'user-approval': { responder: 'headless' }, 'permission-policy': ASK, 'shell-sandbox': false })
+  // The shell is off, so a rule for it would be refused at start (no such tool): only the fs_write rule.
+  const policy = { rules: ASK.rules.filter((rule) => rule.tool === 'fs_write') }
+  await ctx.plugin(DshBase, {
+    'fs-sandbox': { roots: [root] },
+    'user-approval': { responder: 'headless' },
+    'permission-policy': policy,
+    'shell-sandbox': false,
+  })
   ctx.approval.respond((ask) => (ask.tool === 'fs_write' ? { kind: 'allow' } : undefined))
   for (const path of ['.dshkit/grants.json', './.dshkit/grants.json', '.dshkit//grants.json', 'x/../.dshkit/grants.json', `${root}/.dshkit/grants.json`]) {
     const [result] = (await ctx.loop.executeToolCalls([{ callId: `w-${path}`, name: 'fs_write', arguments: { path, content: planted } }])).results

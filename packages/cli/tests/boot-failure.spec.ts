@@ -55,3 +55,31 @@ test('a misspelled cordis.yml entry key: exit 1, no call runs, one line with the
   const line = await runRefused("  - name: '@dshkit/permission-policy'", '    confg: { default: deny }')
   expect(line).toMatch(/^dshkit: .*cordis\.yml entry #2 \(@dshkit\/permission-policy\): confg: unknown key; did you mean "config"\?$/)
 })
+
+// A rule that can never match used to start without a word, and the file it was meant to protect was overwritten.
+test.each([
+  [
+    "  - name: '@dshkit/permission-policy'",
+    '    config: { rules: [{ tool: fs_wrte, decision: deny }] }',
+    /no tool "fs_wrte" is registered; did you mean "fs_write"\?/,
+  ],
+  [
+    "  - name: '@dshkit/permission-policy'",
+    '    config: { rules: [{ tool: Fs_Write, decision: deny }] }',
+    /did you mean "fs_write"\? \(tool names are case-sensitive\)/,
+  ],
+  [
+    '    config: { permission-policy: { rules: [{ tool: fs_write, when: { pth: "**" }, decision: deny }] } }',
+    '',
+    /"pth", which fs_write does not declare; did you mean "path"\?/,
+  ],
+  [
+    '    config: { permission-policy: { rules: [{ tool: shell, when: { comand: "*" }, decision: deny }] } }',
+    '',
+    /"comand", which shell does not declare; did you mean "command"\?/,
+  ],
+])('a permission rule that can never match: exit 1, no call runs, one line with what it meant (%#)', async (first, second, meant) => {
+  const line = await runRefused(first, ...(second ? [second] : []))
+  expect(line).toMatch(/^dshkit: .*cordis\.yml.*(permission-policy.*)?failed to start: rule #1 \(deny /)
+  expect(line).toMatch(meant)
+})

@@ -70,3 +70,17 @@ test('bad postgres locations get one line naming what to fix, with no password e
   expect(badEscape.code).toBe(1)
   expect(badEscape.stderr).toContain('is not valid percent-encoding')
 }, 60_000)
+
+test.each([
+  ['x'.repeat(100_000), /#x{80}… \(100000 bytes\): sessionId is 100000 bytes; at most 512 are allowed/],
+  [encodeURIComponent(`\u202e${'r'.repeat(600)}`), /#%E2%80%AEr{71}… \(609 bytes\): sessionId is 603 bytes/],
+  [encodeURIComponent(`evil \u202e${'e'.repeat(200)}`), /no session "evil \\u202ee{74}…" \(208 bytes\) in /],
+])('a long or odd session id after # is shown bounded and escaped, in one line (%#)', async (id, shown) => {
+  const { code, stdout, stderr } = await dshkit(['log', `${withSchema(server.url)}#${id}`])
+  expect(code).toBe(1)
+  expect(stdout).toBe('')
+  expect(stderr.trim().split('\n')).toHaveLength(1)
+  expect(stderr.length).toBeLessThan(600)
+  expect(stderr).not.toMatch(/[\u202e]/)
+  expect(stderr).toMatch(shown)
+})

@@ -10,12 +10,12 @@ export const isPostgresLocation = (location: string) => /^postgres(ql)?:\/\//i.t
  */
 export async function readPostgresLog(location: string, json: boolean): Promise<ParsedLog | undefined> {
   // Loaded only here, so other commands do not pay for pg.
-  const { listSessions, parseLocation, readSessionLog, redact } = await import('@dshkit/session-store-postgres')
+  const { listSessions, parseLocation, readSessionLog, shownLocation } = await import('@dshkit/session-store-postgres')
   let where
   try {
     where = parseLocation(location)
   } catch (error) {
-    throw new Error(`${redact(location)}: ${(error as Error).message}`)
+    throw new Error(`${shownLocation(location)}: ${(error as Error).message}`)
   }
   try {
     if (where.sessionId === undefined) {
@@ -27,7 +27,7 @@ export async function readPostgresLog(location: string, json: boolean): Promise<
   } catch (error) {
     const code = (error as { code?: string }).code
     if (code === 'SESSION_NOT_FOUND' || code === 'SESSION_LOG_CORRUPT') throw error
-    throw new Error(`${redact(location)}: cannot read session log: ${(error as Error).message}`)
+    throw new Error(`${shownLocation(location)}: cannot read session log: ${(error as Error).message}`)
   }
 }
 

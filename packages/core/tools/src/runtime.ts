@@ -1,5 +1,6 @@
 import { Context, Service, type Hook } from 'cordis'
 import { z } from 'zod'
+import { errorMessage } from '@dshkit/common'
 import type { StandardSchemaV1 } from '@standard-schema/spec'
 import { checkDefinition } from './define.js'
 import { listenerNames, runPipeline, type PipelineState, type RegisteredGuard, type RegisteredTool } from './pipeline.js'
@@ -7,6 +8,7 @@ import { explainCall, type Explanation } from './explain.js'
 import { Config, type ConfigInput } from './config.js'
 import { prepareCall, publish } from './prepare.js'
 import { listenerLists, TOOL_EVENTS, type ToolEvent } from './listeners.js'
+import { whenStarted, type Waiters } from './started.js'
 import type {
   DispatchOptions,
   ExecuteInput,
@@ -66,6 +68,8 @@ export class ToolRuntime extends Service {
    */
   readonly explain: (input: ExecuteInput | PreparedCall) => Promise<Explanation>
   private readonly schemaCache = new WeakMap<ToolDefinition, Record<string, unknown>>()
+  private readonly watchers = new Set<(def: ToolDefinition) => void>()
+  private readonly waiters: Waiters = new Set()
 
   constructor(ctx: Context, input?: ConfigInput) {
     super(ctx, 'tools')
@@ -109,6 +113,7 @@ export class ToolRuntime extends Service {
     const dispose = this.ctx.effect(() => {
       tools.set(def.name, entry)
       definitions.set(def.name, def)
+      for (const watcher of this.watchers) watcher(def)
       return () => {
         if (tools.get(def.name) !== entry) return
         tools.delete(def.name)
@@ -116,6 +121,37 @@ export class ToolRuntime extends Service {
       }
     }, `tools.register(${def.name})`)
     return () => void dispose()
+  }
+
+  /**
+   * Calls `listener(def)` after each tool registers from now on (tools that come late: MCP servers connecting), for as
+   * long as the calling plugin lives. A listener that throws is logged; the registration stands.
+   */
+  onRegister(listener: (def: ToolDefinition) => void): () => void {
+    if (typeof listener !== 'function') throw new TypeError('onRegister() needs a function (def) => void')
+    const logger = this.state.logger
+    const watcher = (def: ToolDefinition) => {
+      try {
+        listener(def)
+      } catch (error) {
+        logger.error(`an onRegister listener of ${source} failed on tool "${def.name}": ${errorMessage(error)}`)
+      }
+    }
+    const source = this.ctx.fiber.name
+    const dispose = this.ctx.effect(() => {
+      this.watchers.add(watcher)
+      return () => void this.watchers.delete(watcher)
+    }, 'tools.onRegister()')
+    return () => void dispose()
+  }
+
+  /**
+   * Resolves once the plugins started beside the caller have finished starting, so their tools are registered
+   * (a plugin checking names against the registry awaits it in its apply). Plugins that wait here themselves, and the
+   * plugins above them, are not waited for.
+   */
+  whenStarted(): Promise<void> {
+    return whenStarted(this.ctx, this.waiters)
   }
 
   /**

@@ -19,13 +19,14 @@ export const on = (matcher: string, ...commands: (string | Handler)[]) => ({
 
 /**
  * The real tools a Claude Code setup guards (tool-fs on fs-local, tool-shell on shell-local) in a temp
- * project whose `.claude/settings.json` holds `hooks`; `before` plugins go first (a session store, approval…).
+ * project whose `.claude/settings.json` holds `hooks`; `before` plugins (a session store, approval, a policy…) go after the
+ * tools, which listen to nothing, and before the bridge: a permission policy checks its rules against the tools at start.
  */
 export async function project(hooks: Record<string, unknown>, config: Partial<ConfigInput> = {}, before: PluginEntry[] = []) {
   const dir = await tempDir('hooks-claude-code-payload-')
   await mkdir(join(dir, '.claude'), { recursive: true })
   await writeFile(join(dir, '.claude/settings.json'), JSON.stringify({ hooks }))
-  const booted = await boot({ plugins: [...before, [LocalFs, { cwd: dir }], ToolFs, [ShellLocal, { cwd: dir }], ToolShell] })
+  const booted = await boot({ plugins: [[LocalFs, { cwd: dir }], ToolFs, [ShellLocal, { cwd: dir }], ToolShell, ...before] })
   await booted.plug(HooksClaudeCode, { projectDir: dir, sessionId: 'session-1', sources: { project: true }, ...config })
   const seen = async (event: string, tool: string) => JSON.parse(await readFile(join(dir, `${event}-${tool}.json`), 'utf8'))
   return { ...booted, dir, seen }

@@ -7,6 +7,7 @@ import { pathArguments, redirectTargets } from './paths.js'
 import type { Decision } from './rules.js'
 import { PermissionRules } from './verdict.js'
 import { verdictDetail } from './detail.js'
+import { watchRules } from './watch.js'
 
 export type { Decision, PathForm, PathLookup } from './rules.js'
 export { pathArguments, redirectTargets } from './paths.js'
@@ -14,12 +15,14 @@ export { describeRule } from './rules.js'
 export { Config, Rule, type ConfigInput } from './config.js'
 export { PermissionRules, type Verdict } from './verdict.js'
 export { verdictDetail } from './detail.js'
+export { checkRule, type RuleCheck, type ToolView } from './rule-check.js'
+export { RuleCheckError } from './watch.js'
 
 export const name = 'permission-policy'
 export const inject = ['tools']
 
 // An arrow: cordis calls a `function` declaration with `new` and would lose a returned disposer.
-export const apply = (ctx: Context, input?: ConfigInput): Promise<void> | undefined => {
+export const apply = (ctx: Context, input?: ConfigInput): Promise<void> => {
   // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
   // Path arguments resolve against the fs provider of the moment (fs-local's cwd), looked up only when needed.
@@ -31,9 +34,11 @@ export const apply = (ctx: Context, input?: ConfigInput): Promise<void> | undefi
     paths,
     redirectTargets(fs, () => (ctx.get('shell') as ShellService | undefined)?.cwd),
   )
-  // A shell line that command rules cannot read is asked about, so command rules can always ask.
+  // A shell line that command rules cannot read is asked about, so command rules can always ask; so can a rule for
+  // MCP tools, which fails closed (asks) when its server's tools arrive without what it names.
+  const late = config.rules.some((rule) => rule.tool.includes('mcp__'))
   const can = (decision: Decision) =>
-    config.default === decision || config.rules.some((rule) => rule.decision === decision) || (decision === 'ask' && rules.judgesCommands)
+    config.default === decision || config.rules.some((rule) => rule.decision === decision) || (decision === 'ask' && (rules.judgesCommands || late))
   // Denials are guards: nothing registered later, before or after can turn them into permission.
   if (can('deny')) {
     ctx.tools.guard((exec) => {
@@ -54,7 +59,9 @@ export const apply = (ctx: Context, input?: ConfigInput): Promise<void> | undefi
     })
   }
   // Until the grammar is loaded, command rules cannot read a line, so such calls are asked about, never allowed.
-  if (rules.judgesCommands) return loadCommandParser()
+  const parser = rules.judgesCommands ? loadCommandParser() : undefined
+  // A rule that can never match fails the start, once the plugins beside us have registered their tools.
+  return watchRules(ctx, config.rules, rules).then(() => parser)
 }
 
 export default definePlugin({ name, inject, Config, apply })

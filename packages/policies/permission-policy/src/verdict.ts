@@ -14,8 +14,15 @@ export interface Verdict {
 
 const unresolved: TargetLookup = () => undefined
 
+/** A rule found unable to match after start: the tools it was meant for, and why. */
+export interface BrokenRule {
+  scope: (tool: string) => boolean
+  message: string
+}
+
 export class PermissionRules {
   private readonly rules: CompiledRule[]
+  private readonly broken = new Map<number, BrokenRule>()
 
   /**
    * `pathsOf` says which arguments of a call are paths and where they land; without it every value is plain text.
@@ -35,7 +42,32 @@ export class PermissionRules {
     return this.rules.some((rule) => rule.commands)
   }
 
+  /** Fails a rule closed (`problem`) or lifts that (`undefined`): calls in its scope are denied (a deny rule) or asked about. */
+  setBroken(index: number, problem: BrokenRule | undefined): void {
+    if (problem) this.broken.set(index, problem)
+    else this.broken.delete(index)
+  }
+
   verdict(exec: ToolExecution): Verdict {
+    if (!this.broken.size) return this.judge(exec)
+    let failed: Verdict | undefined
+    for (const [index, { scope, message }] of this.broken) {
+      if (!scope(exec.name)) continue
+      const rule = this.rules[index]
+      const decision = rule.rule.decision === 'deny' ? 'deny' : 'ask'
+      const verdict: Verdict = {
+        decision,
+        rule,
+        message: `${message}; until it is fixed, calls it was meant for are ${decision === 'deny' ? 'denied' : 'asked about'}`,
+      }
+      if (decision === 'deny') return verdict
+      failed ??= verdict
+    }
+    const judged = this.judge(exec)
+    return failed && judged.decision !== 'deny' ? failed : judged
+  }
+
+  private judge(exec: ToolExecution): Verdict {
     let ask: CompiledRule | undefined
     let allowed = false
     // Paths are resolved (which touches the disk) only when a rule with `when` reaches this tool.

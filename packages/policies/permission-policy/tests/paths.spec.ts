@@ -1,6 +1,6 @@
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
-import type { Context } from 'cordis'
+import type { Context, Plugin } from 'cordis'
 import fc from 'fast-check'
 import LocalFs from '@dshkit/fs-local'
 import ToolFs from '@dshkit/tool-fs'
@@ -14,8 +14,8 @@ const PACKAGE = '{"name":"protected"}'
 
 afterEach(cleanup)
 
-/** A real workspace (cwd of fs-local) with the real fs tools and the policy; `alias` is a symlink to package.json. */
-async function workspace(config: (root: string) => ConfigInput) {
+/** A real workspace (cwd of fs-local) with the real fs tools, `tools` and the policy; `alias` is a symlink to package.json. */
+async function workspace(config: (root: string) => ConfigInput, tools: Plugin[] = []) {
   const base = await tempDir('dshkit-permission-paths-')
   const root = join(base, 'work')
   await mkdir(join(root, 'sub'), { recursive: true })
@@ -27,7 +27,7 @@ async function workspace(config: (root: string) => ConfigInput) {
   await writeFile(join(root, 'secrets', 'key'), 'key')
   await symlink('package.json', join(root, 'alias'))
   await symlink('../package.json', join(root, 'src', 'manifest'))
-  const { ctx } = await boot({ plugins: [[LocalFs, { cwd: root }], ToolFs, [PermissionPolicy, config(root)]] })
+  const { ctx } = await boot({ plugins: [[LocalFs, { cwd: root }], ToolFs, ...tools, [PermissionPolicy, config(root)]] })
   let n = 0
   const run = (name: string, args: Record<string, unknown>) => ctx.tools.execute({ callId: `c${++n}`, name, arguments: args })
   const unchanged = async () => {
@@ -103,9 +103,8 @@ test('an allow rule needs every spelling inside it: an absolute spelling is allo
 })
 
 test('only the arguments fsAccess declares are paths; other arguments are matched as written', async () => {
-  const { ctx, root, run } = await workspace((root) => ({ rules: [{ tool: 'tag_file', when: { label: `${root}/**` }, decision: 'deny' }] }))
   const ran: string[] = []
-  await ctx.plugin({
+  const tagger = {
     name: 'tagger',
     inject: ['tools'],
     apply: (ctx: Context) =>
@@ -118,7 +117,8 @@ test('only the arguments fsAccess declares are paths; other arguments are matche
           execute: (args) => (ran.push(args.label), 'tagged'),
         }),
       ),
-  })
+  }
+  const { root, run } = await workspace((root) => ({ rules: [{ tool: 'tag_file', when: { label: `${root}/**` }, decision: 'deny' }] }), [tagger])
   // Resolved as a path, `x` would be `<root>/x` and denied; it is a label, so it is matched as the text `x`.
   expect(await run('tag_file', { path: 'package.json', label: 'x' })).toMatchObject({ isError: false })
   expect(await run('tag_file', { path: 'package.json', label: `${root}/x` })).toMatchObject({ error: { code: 'DENIED' } })

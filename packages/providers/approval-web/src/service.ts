@@ -12,6 +12,7 @@ import { Guard, isLoopback } from './guard.js'
 import { SECURITY_HEADERS } from './headers.js'
 import { loadStatic } from './static.js'
 import { toView } from './view.js'
+import { notJson } from './content-type.js'
 
 declare module 'cordis' {
   interface Context {
@@ -144,9 +145,8 @@ export class ApprovalWeb extends Service {
     if (req.method !== 'POST') return reply(res, 405, { error: `approval-web: ${JSON.stringify(req.method)} is not allowed here` })
     const origin = this.guard.checkOrigin(req, { required: true })
     if (!origin.ok) return reply(res, origin.status, { error: origin.message })
-    if (!/^application\/json\b/i.test(req.headers.get('content-type') ?? '')) {
-      return reply(res, 415, { error: 'approval-web: send the answer as application/json' })
-    }
+    const notJsonBody = notJson(req.headers.get('content-type'))
+    if (notJsonBody) return reply(res, 415, { error: `approval-web: send the answer as application/json (${notJsonBody})` })
     const body = await readJson(message, MAX_BODY)
     if (!body.ok) return reply(res, 400, { error: `approval-web: ${body.message}` })
     if (path === '/api/answer') return this.answer(res, body.value)

@@ -1,3 +1,5 @@
+import { shownSessionId } from './names.js'
+
 /** Another live writer holds the session's lease. */
 export class SessionLockedError extends Error {
   readonly code = 'SESSION_LOCKED'
@@ -8,7 +10,7 @@ export class SessionLockedError extends Error {
     where: string,
   ) {
     super(
-      `session ${JSON.stringify(sessionId)} in ${where} is already open for writing by ${holder} (its lease runs for another ` +
+      `session ${shownSessionId(sessionId)} in ${where} is already open for writing by ${holder} (its lease runs for another ` +
         `${Math.ceil(remainingMs / 1000)}s); only one writer may append to a session. Close the other worker first, or wait: ` +
         'a worker that died loses the session when its lease runs out (set waitMs to wait for it)',
     )
@@ -24,7 +26,7 @@ export class SessionLostError extends Error {
     reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`session ${JSON.stringify(sessionId)} takes no more events: ${reason}; reopen the session to continue from what is stored`, options)
+    super(`session ${shownSessionId(sessionId)} takes no more events: ${reason}; reopen the session to continue from what is stored`, options)
     this.name = 'SessionLostError'
   }
 }
@@ -36,7 +38,7 @@ export class SessionNotFoundError extends Error {
     readonly sessionId: string,
     where: string,
   ) {
-    super(`no session ${JSON.stringify(sessionId)} in ${where}; list the sessions there with \`dshkit log <connection string>\` (no #id)`)
+    super(`no session ${shownSessionId(sessionId)} in ${where}; list the sessions there with \`dshkit log <connection string>\` (no #id)`)
     this.name = 'SessionNotFoundError'
   }
 }

@@ -8,7 +8,7 @@ export { PostgresSessionStore, type PostgresStoreOptions } from './store.js'
 export { readSessionLog, listSessions, parseLocation, isPostgresLocation, type SessionLocation, type StoredLog, type StoredSession } from './read.js'
 export { SessionLockedError, SessionLostError, SessionNotFoundError, SessionStoreCorruptError } from './errors.js'
 export { MIGRATIONS, LATEST_VERSION } from './migrations.js'
-export { MAX_SESSION_ID_BYTES, redact } from './names.js'
+export { MAX_SESSION_ID_BYTES, redact, shownLocation, shownSessionId } from './names.js'
 export { Config, PoolOptions, type ConfigInput } from './config.js'
 
 export const name = 'session-store-postgres'

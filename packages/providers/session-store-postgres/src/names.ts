@@ -1,4 +1,5 @@
 /** Checks and quotes the names that end up in SQL text or in the sessions table. */
+import { escapeControls } from '@dshkit/common'
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 /** Session ids are stored in an indexed text column: bounded, and without NUL (PostgreSQL text cannot hold it). */
@@ -31,10 +32,30 @@ export function quoteSchema(schema: string): string {
   return `"${schema}"`
 }
 
-/** A user-supplied string for an error message: JSON-quoted (controls escaped) and cut to 80 characters. */
+/** A user-supplied string for an error message: JSON-quoted (controls and bidi marks escaped) and cut to 80 characters. */
 export function bounded(text: string): string {
-  const quoted = JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)
+  const quoted = escapeControls(JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text))
   return text.length > 80 ? `${quoted} (${text.length} characters)` : quoted
+}
+
+/** Session ids in messages show at most this many characters: an id can be any text, a 100 KB one included. */
+const SHOWN_ID = 80
+
+/** A session id for a message: JSON-quoted, controls and bidi marks escaped, cut to 80 characters with its size in bytes. */
+export function shownSessionId(sessionId: string): string {
+  if (sessionId.length <= SHOWN_ID) return escapeControls(JSON.stringify(sessionId))
+  return `${escapeControls(JSON.stringify(`${sessionId.slice(0, SHOWN_ID)}…`))} (${Buffer.byteLength(sessionId)} bytes)`
+}
+
+/** A `postgres://…#<id>` location for a message: the password hidden, the part after `#` cut like an id, controls escaped. */
+export function shownLocation(location: string): string {
+  const hash = location.indexOf('#')
+  const base = redact(hash === -1 ? location : location.slice(0, hash))
+  const shownBase = base.length > 400 ? `${base.slice(0, 400)}… (${Buffer.byteLength(base)} bytes)` : base
+  if (hash === -1) return escapeControls(shownBase)
+  const id = location.slice(hash + 1)
+  const shownId = id.length > SHOWN_ID ? `${id.slice(0, SHOWN_ID)}… (${Buffer.byteLength(id)} bytes)` : id
+  return escapeControls(`${shownBase}#${shownId}`)
 }
 
 /** A connection string with its password hidden, for messages. */

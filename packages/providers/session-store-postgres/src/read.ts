@@ -2,7 +2,7 @@ import pg from 'pg'
 import { checkSessionEvent, type SessionEvent } from '@dshkit/session'
 import { describeWhere, poolConfig, type ConnectionOptions } from './backend.js'
 import { SessionNotFoundError, SessionStoreCorruptError } from './errors.js'
-import { quoteSchema, schemaProblem, sessionIdProblem } from './names.js'
+import { quoteSchema, schemaProblem, sessionIdProblem, shownSessionId } from './names.js'
 import { checkSequence } from './store.js'
 
 /** A `postgres://…[?schema=name]#<sessionId>` location, as `dshkit log` takes it. */
@@ -125,7 +125,7 @@ export async function readSessionLog(target: Target & ({ sessionId?: string } | 
         try {
           return checkSessionEvent(event, 'the stored event')
         } catch (error) {
-          throw new SessionStoreCorruptError(`session ${JSON.stringify(sessionId)} in ${where} event #${i + 1} is not valid: ${(error as Error).message}`)
+          throw new SessionStoreCorruptError(`session ${shownSessionId(sessionId)} in ${where} event #${i + 1} is not valid: ${(error as Error).message}`)
         }
       })
       return { sessionId, events, ...(session.rows[0].holder ? { holder: session.rows[0].holder } : {}) }

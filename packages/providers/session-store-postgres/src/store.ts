@@ -5,7 +5,7 @@ import type { SessionEvent, SessionStore } from '@dshkit/session'
 import { Backend, BrokenError, FencedError, LapsedError, type ConnectionOptions } from './backend.js'
 import type { PoolOptions } from './config.js'
 import { SessionLockedError, SessionLostError, SessionStoreCorruptError } from './errors.js'
-import { schemaProblem, sessionIdProblem } from './names.js'
+import { schemaProblem, sessionIdProblem, shownSessionId } from './names.js'
 
 export interface PostgresStoreOptions {
   connectionString?: string
@@ -57,7 +57,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async load(): Promise<SessionEvent[]> {
-    if (this.backend || this.closed) throw new Error(`session ${JSON.stringify(this.sessionId)} is already loaded by this store (or closed)`)
+    if (this.backend || this.closed) throw new Error(`session ${shownSessionId(this.sessionId)} is already loaded by this store (or closed)`)
     const backend = (this.backend = Backend.acquire(this.connection))
     try {
       await backend.ready()
@@ -77,13 +77,13 @@ export class PostgresSessionStore implements SessionStore {
     } catch (error) {
       await this.close()
       if ((error as { code?: unknown }).code && String((error as { code?: unknown }).code).startsWith('SESSION_')) throw error
-      throw new Error(`could not open session ${JSON.stringify(this.sessionId)} in ${backend.where}: ${(error as Error).message}`, { cause: error })
+      throw new Error(`could not open session ${shownSessionId(this.sessionId)} in ${backend.where}: ${(error as Error).message}`, { cause: error })
     }
   }
 
   async append(event: SessionEvent): Promise<void> {
     const backend = this.backend
-    if (!backend || this.closed) throw new Error(`session ${JSON.stringify(this.sessionId)} is not open (load() first, and not after close())`)
+    if (!backend || this.closed) throw new Error(`session ${shownSessionId(this.sessionId)} is not open (load() first, and not after close())`)
     if (this.lost) throw this.lost
     try {
       await backend.append(this.sessionId, this.owner, this.leaseMs, [event])
@@ -93,7 +93,7 @@ export class PostgresSessionStore implements SessionStore {
       }
       // The commit may or may not have happened (a connection lost mid-commit): nothing after it is trusted.
       this.lost ??= new SessionLostError(this.sessionId, `a write failed (${(error as Error).message})`, { cause: error })
-      throw new Error(`could not append to session ${JSON.stringify(this.sessionId)} in ${backend.where}: ${(error as Error).message}`, { cause: error })
+      throw new Error(`could not append to session ${shownSessionId(this.sessionId)} in ${backend.where}: ${(error as Error).message}`, { cause: error })
     }
   }
 
@@ -177,7 +177,7 @@ export function checkSequence(rows: { seq: string; body: unknown }[], sessionId:
   rows.forEach((row, i) => {
     if (row.seq !== String(i + 1)) {
       throw new SessionStoreCorruptError(
-        `session ${JSON.stringify(sessionId)} in ${where} is missing event #${i + 1} (the next stored one is #${row.seq}); ` +
+        `session ${shownSessionId(sessionId)} in ${where} is missing event #${i + 1} (the next stored one is #${row.seq}); ` +
           'rows were removed by hand: restore them, or start a new session',
       )
     }

@@ -111,3 +111,51 @@ test.each([
 ])('redact(%j) hides the password', (location, shown) => {
   expect(redact(location)).toBe(shown)
 })
+
+// Ids may be any well-formed text up to 512 bytes, and a location may carry a 100 KB one: messages show 80 characters at most.
+const oddIds = [
+  'z'.repeat(512),
+  '日'.repeat(170),
+  `bidi \u202e${'r'.repeat(100)}`,
+  `c1 \u009b31m ${'c'.repeat(100)}`,
+  `${'🎉'.repeat(60)}`,
+  `sep \u2028 ${'s'.repeat(100)}`,
+]
+const shownAtMost = (message: string, id: string) => {
+  expect(message).not.toContain(id)
+  expect(message).not.toMatch(/[\u0080-\u009f\u202a-\u202e\u2028\u2029]/)
+  expect(message.length).toBeLessThan(600)
+}
+
+test.each(oddIds.map((id, i) => [i, id]))('a long or odd session id is shown bounded and escaped in every error line (%#)', async (_, sessionId) => {
+  const schema = freshSchema()
+  const missing = await readSessionLog({ connectionString: server.url, schema, sessionId }).catch((e: Error) => e)
+  expect(missing).toMatchObject({ code: 'SESSION_NOT_FOUND' })
+  shownAtMost((missing as Error).message, sessionId)
+  if (sessionId.length > 80) expect((missing as Error).message).toContain(`…" (${Buffer.byteLength(sessionId)} bytes)`)
+  const first = new PostgresSessionStore({ connectionString: server.url, sessionId, schema, leaseMs: 30_000 })
+  await first.load()
+  const second = new PostgresSessionStore({ connectionString: server.url, sessionId, schema })
+  const locked = (await second.load().catch((e: Error) => e)) as Error
+  expect(locked.message).toMatch(/is already open for writing/)
+  shownAtMost(locked.message, sessionId)
+  await first.close()
+})
+
+test('a 100 KB session id in a location or a config is refused without being echoed', async () => {
+  const sessionId = 'x'.repeat(100_000)
+  const error = (() => {
+    try {
+      parseLocation(`${server.url}#${sessionId}`)
+    } catch (e) {
+      return e as Error
+    }
+  })()
+  expect(error?.message).toBe('sessionId is 100000 bytes; at most 512 are allowed (use a shorter id, e.g. a hash of this one)')
+  const refused = (await Promise.resolve(plug({ connectionString: server.url, sessionId })).then(
+    () => undefined,
+    (e: Error) => e,
+  )) as Error
+  expect(refused.message).toMatch(/sessionId is 100000 bytes/)
+  expect(refused.message.length).toBeLessThan(300)
+})

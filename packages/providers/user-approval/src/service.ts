@@ -4,7 +4,7 @@ import type { ApprovalAnswer, ApprovalRequest, ApprovalService, ToolExecution } 
 import { TtyResponder } from './tty.js'
 import type { ShellFacts } from './shell-call.js'
 import { argumentsHash } from './hash.js'
-import { pathArguments, redirectTargets } from '@dshkit/permission-policy'
+import { checkRule, describeRule, pathArguments, redirectTargets, type ToolView } from '@dshkit/permission-policy'
 import { GrantStore, type RuleContext } from './grants.js'
 import { checkGrantRule } from './grants-file.js'
 import { callSummary } from './summary.js'
@@ -256,7 +256,12 @@ export class UserApproval extends Service implements ApprovalService {
                   summary: response.summary ?? callSummary(ask.tool, ask.arguments),
                   by: response.by ?? by,
                 })
-              : await this.grants.add({ kind: 'rule', rule: wanted.rule, ...(response.summary && { summary: response.summary }), by: response.by ?? by })
+              : await this.grants.add({
+                  kind: 'rule',
+                  rule: matchableRule(this.ctx, wanted.rule),
+                  ...(response.summary && { summary: response.summary }),
+                  by: response.by ?? by,
+                })
           outcome.grantId = grant.id
           void this.releaseCovered()
         } catch (error) {
@@ -389,6 +394,16 @@ function describe(value: unknown): string {
   } catch {
     return Object.prototype.toString.call(value)
   }
+}
+
+/** A grant rule that names no registered tool, or an argument its tools do not declare, would never allow anything: not stored. */
+function matchableRule(ctx: Context, rule: GrantRule): GrantRule {
+  const tools = ctx.get('tools') as { schemas(): ToolView[] } | undefined
+  if (!tools) return rule
+  const check = checkRule({ ...rule, decision: 'allow' }, 0, tools.schemas(), false)
+  if (check.kind !== 'problem') return rule
+  const label = `${describeRule({ ...rule, decision: 'allow' }, 0)}: `
+  throw new Error(`the grant rule can never match: ${check.message.startsWith(label) ? check.message.slice(label.length) : check.message}`)
 }
 
 /** Rule grants look up paths and redirections exactly as permission-policy does, through the services of the moment. */

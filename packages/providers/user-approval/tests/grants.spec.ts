@@ -154,6 +154,26 @@ describe('rule grants', () => {
   })
 })
 
+describe('a grant rule that can never match', () => {
+  test.each([
+    [{ tool: 'fs_wrte', when: { path: 'notes/**' } }, /no tool "fs_wrte" is registered; did you mean "fs_write"\?/],
+    [{ tool: 'Shell', command: 'echo *' }, /did you mean "shell"\? \(tool names are case-sensitive\)/],
+    [{ tool: 'fs_write', when: { pth: 'notes/**' } }, /"pth", which fs_write does not declare; did you mean "path"\?/],
+    [{ tool: 'fs_write', when: { command: 'x' } }, /"command", which fs_write does not declare \(shell does/],
+  ])('is not stored: the call is allowed once and the log says why (%#)', async (rule, why) => {
+    const p = await pipeline()
+    const answered: { reason?: string }[] = []
+    p.ctx.on('approval/answered', (_ask, outcome) => void answered.push(outcome))
+    p.answer(() => ({ kind: 'allow', grant: { rule } }))
+    expect(await p.call('fs_write', write('notes/a.md'))).toMatchObject({ isError: false })
+    expect(answered[0].reason).toMatch(/^allowed once; the grant could not be stored: the grant rule can never match: /)
+    expect(answered[0].reason).toMatch(why)
+    expect(await p.ctx.approval.grants.list()).toEqual([])
+    p.answer(() => ({ kind: 'deny' }))
+    expect(await p.call('fs_write', write('notes/a.md'))).toMatchObject({ error: { code: 'DENIED' } })
+  })
+})
+
 describe('stored, shared, revocable', () => {
   test('revoke(id) removes a grant: the next identical call is asked again', async () => {
     const p = await pipeline()
