@@ -53,9 +53,10 @@ export function findHidden(options: {
   }
   while (pending.length) {
     const dir = pending.pop()!
-    let entries: Dirent<Buffer>[]
+    let entries: Dirent[]
     try {
-      entries = readdirSync(fsPath(dir), { withFileTypes: true, encoding: 'buffer' })
+      // latin1: one character per byte, so every name comes back exactly (see bytes.ts).
+      entries = readdirSync(fsPath(dir), { withFileTypes: true, encoding: 'latin1' })
     } catch {
       continue // gone or unreadable: nothing in it can be read inside the sandbox either
     }
@@ -67,8 +68,8 @@ export function findHidden(options: {
     }
     for (const entry of entries) {
       if (entry.isSymbolicLink()) continue
-      const path = joinBytes(dir, entry.name.toString('latin1'))
-      const covered = options.covers(path) || (follow !== undefined && follow.has(identityOf(path) ?? ''))
+      const path = joinBytes(dir, entry.name)
+      const covered = options.covers(path) || follow?.has(identityOf(path) ?? '') === true
       if (entry.isDirectory()) {
         if (covered) hidden.dirs.push(path)
         else pending.push(path)
