@@ -57,8 +57,11 @@ export function findHidden(options: {
     try {
       // latin1: one character per byte, so every name comes back exactly (see bytes.ts).
       entries = readdirSync(fsPath(dir), { withFileTypes: true, encoding: 'latin1' })
-    } catch {
-      continue // gone or unreadable: nothing in it can be read inside the sandbox either
+    } catch (error) {
+      // Gone: nothing to hide. Unreadable (chmod 000 by its owner, who is the command's user too, and can undo it inside): hidden whole.
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') hidden.dirs.push(dir)
+      continue
     }
     seen += entries.length
     if (seen > options.limit) {
