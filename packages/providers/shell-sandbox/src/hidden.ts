@@ -58,9 +58,8 @@ export function findHidden(options: {
       // latin1: one character per byte, so every name comes back exactly (see bytes.ts).
       entries = readdirSync(fsPath(dir), { withFileTypes: true, encoding: 'latin1' })
     } catch (error) {
-      // Gone: nothing to hide. Unreadable (chmod 000 by its owner, who is the command's user too, and can undo it inside): hidden whole.
-      const code = (error as NodeJS.ErrnoException).code
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') hidden.dirs.push(dir)
+      // Unreadable yet ours (chmod 000): the command, the same user inside, can undo it, so hidden whole. Gone, or not ours: nothing to read inside either.
+      if (ownedByUs(dir)) hidden.dirs.push(dir)
       continue
     }
     seen += entries.length
@@ -87,6 +86,14 @@ export function findHidden(options: {
 function staticBase(glob: string): string {
   const base = picomatch.scan(glob).base
   return bytesOf(base && nodePath.isAbsolute(base) ? nodePath.resolve(base) : '/')
+}
+
+function ownedByUs(dir: string): boolean {
+  try {
+    return lstatSync(fsPath(dir)).uid === process.getuid?.()
+  } catch {
+    return false
+  }
 }
 
 function kindOf(path: string): keyof HiddenPaths | undefined {

@@ -25,6 +25,8 @@ test.skipIf(process.getuid?.() !== 0)(
     writeFileSync(join(root, 'open/a.txt'), '')
     for (const path of [root, join(root, 'locked'), join(root, 'locked/.env'), join(root, 'open'), join(root, 'open/a.txt')]) chownSync(path, NOBODY, NOBODY)
     chmodSync(join(root, 'locked'), 0)
+    // Someone else's unreadable folder: unreadable inside too, so left alone (a mount there might not even be possible).
+    mkdirSync(join(root, 'foreign'), { mode: 0o700 })
     const walk = `import(${JSON.stringify(source)}).then(({ findHidden, denyMatcher }) => console.log(JSON.stringify(findHidden({
     bases: [${JSON.stringify(root)}], absoluteGlobs: [], covers: denyMatcher(['**/.env*'], [${JSON.stringify(root)}]),
     deniedBy: () => undefined, limit: 1000, maxMounts: 256 }))))`
