@@ -66,13 +66,22 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
     )
 
   // Held open for the plugin's life: the protection follows each folder, not its path.
-  const followed = readOnlyRoots.map((root) => new FollowedRoot(bytesOf(root)))
+  const followed: FollowedRoot[] = []
   ctx.effect(
     () => () => {
       for (const root of followed) root.close()
     },
     'shell-sandbox read-only root descriptors',
   )
+  for (const root of readOnlyRoots) {
+    try {
+      followed.push(new FollowedRoot(bytesOf(root)))
+    } catch (error) {
+      throw unavailable(
+        `the read-only root ${root} cannot be opened (${(error as NodeJS.ErrnoException).code ?? String(error)}); make it readable or fix the path`,
+      )
+    }
+  }
   const absoluteGlobs = config.deny.filter((glob) => nodePath.isAbsolute(glob))
   new SandboxShell(ctx, {
     bwrapPath: config.bwrapPath,
