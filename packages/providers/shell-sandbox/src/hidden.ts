@@ -57,7 +57,7 @@ export function findHidden(options: {
     try {
       // latin1: one character per byte, so every name comes back exactly (see bytes.ts).
       entries = readdirSync(fsPath(dir), { withFileTypes: true, encoding: 'latin1' })
-    } catch (error) {
+    } catch {
       // Unreadable yet ours (chmod 000): the command, the same user inside, can undo it, so hidden whole. Gone, or not ours: nothing to read inside either.
       if (ownedByUs(dir)) hidden.dirs.push(dir)
       continue
@@ -90,7 +90,8 @@ function staticBase(glob: string): string {
 
 function ownedByUs(dir: string): boolean {
   try {
-    return lstatSync(fsPath(dir)).uid === process.getuid?.()
+    const stats = lstatSync(fsPath(dir))
+    return stats.isDirectory() && stats.uid === process.getuid?.()
   } catch {
     return false
   }
