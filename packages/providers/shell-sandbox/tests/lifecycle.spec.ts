@@ -1,5 +1,3 @@
-import { mkdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import { cleanup } from '@dshkit/testing'
 import { bootSandbox, makeTree } from './helpers.js'
