@@ -1,4 +1,4 @@
-/** Everything one sandboxed launch needs, already resolved to real paths. */
+/** Everything one sandboxed launch needs, already resolved to real paths, each a byte string (see bytes.ts). */
 export interface SandboxLayout {
   /** Writable binds, in order. */
   roots: readonly string[]
@@ -19,7 +19,8 @@ export interface SandboxLayout {
 /**
  * The bubblewrap flags that confine one command. Order matters: later mounts cover earlier ones,
  * so the read-only system comes first, then the private /tmp and /run, the roots, the read-only
- * roots over them, and the hidden paths last.
+ * roots over them, and the hidden paths last. They reach bubblewrap through `--args` (NUL-separated
+ * bytes on a pipe), never its argv: see `launchArgs`.
  */
 export function sandboxFlags(layout: SandboxLayout): string[] {
   const args = [
@@ -57,4 +58,9 @@ export function sandboxFlags(layout: SandboxLayout): string[] {
     layout.cwd,
   )
   return args
+}
+
+/** bubblewrap's argv for one command: the flags go on fd 3, so `/proc/<pid>/cmdline` inside shows none of them. */
+export function launchArgs(shell: string, command: string): string[] {
+  return ['--args', '3', '--', shell, '-c', command]
 }

@@ -6,15 +6,18 @@ import { Sandbox } from '@dshkit/fs-sandbox'
 import { baseEnvironment, commandDefaults, isDirectory } from '@dshkit/shell-local'
 import { definePlugin } from '@dshkit/tools'
 import { sandboxFlags } from './args.js'
+import { bytesOf } from './bytes.js'
 import { Config, type ConfigInput } from './config.js'
 import { denyMatcher } from './deny-matcher.js'
+import { FollowedRoot } from './follow.js'
 import { probeBubblewrap } from './probe.js'
 import { SandboxShell } from './service.js'
 
 export { SandboxShell, type SandboxShellOptions } from './service.js'
 export { sandboxFlags, type SandboxLayout } from './args.js'
 export { denyMatcher } from './deny-matcher.js'
-export { findHidden, DenyScanLimitError, MAX_HIDDEN_PATHS, type HiddenPaths } from './hidden.js'
+export { findHidden, DenyScanLimitError, type HiddenPaths } from './hidden.js'
+export { MAX_HIDDEN_MOUNTS } from './mounts.js'
 export { Config, type ConfigInput } from './config.js'
 
 export const name = 'shell-sandbox'
@@ -48,13 +51,37 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
   mkdirSync(emptyDir, { mode: 0o555 })
   writeFileSync(emptyFile, '', { mode: 0o444 })
 
-  const layout = { roots, readOnlyRoots, emptyDir, emptyFile, network: config.network, keepFromRun: config.network ? resolverDirs() : [] }
-  const failure = await probeBubblewrap(config.bwrapPath, sandboxFlags({ ...layout, hiddenDirs: [], hiddenFiles: [], cwd }), shell)
+  const layout = {
+    roots: roots.map(bytesOf),
+    emptyDir: bytesOf(emptyDir),
+    emptyFile: bytesOf(emptyFile),
+    network: config.network,
+    keepFromRun: config.network ? resolverDirs().map(bytesOf) : [],
+  }
+  const probeLayout = { ...layout, readOnlyRoots: readOnlyRoots.map(bytesOf), hiddenDirs: [], hiddenFiles: [], cwd: bytesOf(cwd) }
+  const failure = await probeBubblewrap(config.bwrapPath, sandboxFlags(probeLayout), shell)
   if (failure)
     throw unavailable(
       `${failure}. Commands are never run unconfined: fix this, or turn the shell off ("shell-sandbox": false) or choose an unconfined one explicitly ("shell-local")`,
     )
 
+  // Held open for the plugin's life: the protection follows each folder, not its path.
+  const followed: FollowedRoot[] = []
+  ctx.effect(
+    () => () => {
+      for (const root of followed) root.close()
+    },
+    'shell-sandbox read-only root descriptors',
+  )
+  for (const root of readOnlyRoots) {
+    try {
+      followed.push(new FollowedRoot(bytesOf(root)))
+    } catch (error) {
+      throw unavailable(
+        `the read-only root ${root} cannot be opened (${(error as NodeJS.ErrnoException).code ?? String(error)}); make it readable or fix the path`,
+      )
+    }
+  }
   const absoluteGlobs = config.deny.filter((glob) => nodePath.isAbsolute(glob))
   new SandboxShell(ctx, {
     bwrapPath: config.bwrapPath,
@@ -62,6 +89,7 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
     cwd,
     denyScanLimit: config.denyScanLimit,
     layout,
+    readOnlyRoots: followed,
     absoluteGlobs,
     env: baseEnvironment(config.inheritEnv, config.env),
     defaults: commandDefaults(config),

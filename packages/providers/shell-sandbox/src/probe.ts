@@ -1,20 +1,36 @@
-import { execFile } from 'node:child_process'
+import { spawn } from 'node:child_process'
+import type { Writable } from 'node:stream'
+import { launchArgs } from './args.js'
+import { nulTerminated } from './bytes.js'
 
 const PROBE_TIMEOUT_MS = 10_000
 
 /**
- * Runs `bwrap <flags> -- <shell> -c true` once: a missing binary, user namespaces turned off, a root
- * that cannot be mounted or a missing shell all show here, as one line, before any command is taken.
+ * Runs `bwrap --args 3 -- <shell> -c true` once, the flags on fd 3 as for every command: a missing
+ * binary, user namespaces turned off, a root that cannot be mounted or a missing shell all show
+ * here, as one line, before any command is taken.
  */
 export function probeBubblewrap(bwrapPath: string, flags: string[], shell: string): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile(bwrapPath, [...flags, '--', shell, '-c', 'true'], { timeout: PROBE_TIMEOUT_MS, env: {} }, (error, _stdout, stderr) => {
-      if (!error) return resolve(undefined)
+    const child = spawn(bwrapPath, launchArgs(shell, 'true'), { env: {}, stdio: ['ignore', 'ignore', 'pipe', 'pipe'], timeout: PROBE_TIMEOUT_MS })
+    let stderr = ''
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const fd3 = child.stdio[3] as Writable
+    fd3.on('error', () => {})
+    fd3.end(nulTerminated(flags))
+    child.on('error', (error) => {
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'ENOENT') return resolve(`bubblewrap was not found at "${bwrapPath}"; install it (apt-get install bubblewrap) or set bwrapPath`)
       if (code === 'EACCES') return resolve(`"${bwrapPath}" cannot be executed (permission denied)`)
-      if (error.killed) return resolve(`"${bwrapPath}" did not finish a trial run within ${PROBE_TIMEOUT_MS} ms`)
-      const said = String(stderr).trim().split('\n').filter(Boolean).at(-1)
+      resolve(`"${bwrapPath}" could not be started: ${error.message}`)
+    })
+    child.on('close', (code, signal) => {
+      if (code === 0) return resolve(undefined)
+      if (child.pid === undefined) return // it never started: the 'error' handler answers
+      if (signal) return resolve(`"${bwrapPath}" did not finish a trial run within ${PROBE_TIMEOUT_MS} ms`)
+      const said = stderr.trim().split('\n').filter(Boolean).at(-1)
       resolve(`a trial run of "${bwrapPath}" failed${said ? `: ${said}` : ` with exit code ${String(code)}`}${hint(said)}`)
     })
   })

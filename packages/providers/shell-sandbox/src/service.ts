@@ -1,16 +1,21 @@
 import nodePath from 'node:path'
 import type { Context } from 'cordis'
 import { ShellService, type ShellDefaults, type ShellLaunch, type ShellSpec } from '@dshkit/shell'
-import { sandboxFlags, type SandboxLayout } from './args.js'
+import { launchArgs, sandboxFlags, type SandboxLayout } from './args.js'
+import { bytesOf, nulTerminated } from './bytes.js'
+import { type FollowedRoot, HiddenObjects } from './follow.js'
 import { findHidden } from './hidden.js'
+import { MAX_HIDDEN_MOUNTS } from './mounts.js'
 
 export interface SandboxShellOptions {
   bwrapPath: string
   shell: string
   cwd: string
   denyScanLimit: number
-  /** The layout without hidden paths and cwd; both are worked out per launch. */
-  layout: Omit<SandboxLayout, 'hiddenDirs' | 'hiddenFiles' | 'cwd'>
+  /** The layout without read-only roots, hidden paths and cwd; those are worked out per launch. */
+  layout: Omit<SandboxLayout, 'readOnlyRoots' | 'hiddenDirs' | 'hiddenFiles' | 'cwd'>
+  /** Held open from the start, mounted where they are now. */
+  readOnlyRoots: readonly FollowedRoot[]
   absoluteGlobs: string[]
   /** The whole base environment of every command (bwrap passes it through). */
   env: Record<string, string | undefined>
@@ -24,6 +29,7 @@ export class SandboxShell extends ShellService {
   readonly sandboxed = true
   readonly cwd: string
   override readonly defaults: ShellDefaults
+  private readonly hiddenBefore = new HiddenObjects()
 
   constructor(
     ctx: Context,
@@ -34,16 +40,27 @@ export class SandboxShell extends ShellService {
     this.defaults = options.defaults
   }
 
-  /** The bwrap argv for one command; deny globs are expanded now, so files they cover that exist now are hidden. */
+  /** bwrap with its flags on fd 3; deny globs are expanded now, so files they cover that exist now are hidden. */
   protected launch(spec: ShellSpec): ShellLaunch {
     const { bwrapPath, shell } = this.options
-    return { file: bwrapPath, args: [...this.flags(spec.cwd), '--', shell, '-c', spec.command], env: this.options.env }
+    return { file: bwrapPath, args: launchArgs(shell, spec.command), fd3: nulTerminated(this.flags(spec.cwd)), env: this.options.env }
   }
 
-  /** The confinement flags for a launch in `cwd` (public for tests and tools that show what runs). */
+  /** The confinement flags (byte strings) for a launch in `cwd` (public for tests and tools that show what runs). */
   flags(cwd?: string): string[] {
     const { layout, denyScanLimit, absoluteGlobs, deniedBy, covers } = this.options
-    const hidden = findHidden({ bases: [...layout.roots, ...layout.readOnlyRoots], absoluteGlobs, deniedBy, covers, limit: denyScanLimit })
-    return sandboxFlags({ ...layout, hiddenDirs: hidden.dirs, hiddenFiles: hidden.files, cwd: nodePath.resolve(this.cwd, cwd ?? '.') })
+    const readOnlyRoots = this.options.readOnlyRoots.flatMap((root) => root.paths())
+    const hidden = findHidden({
+      bases: [...layout.roots, ...readOnlyRoots],
+      absoluteGlobs,
+      deniedBy,
+      covers,
+      limit: denyScanLimit,
+      maxMounts: MAX_HIDDEN_MOUNTS,
+      follow: this.hiddenBefore.moved(),
+    })
+    this.hiddenBefore.remember(hidden)
+    const where = bytesOf(nodePath.resolve(this.cwd, cwd ?? '.'))
+    return sandboxFlags({ ...layout, readOnlyRoots, hiddenDirs: hidden.dirs, hiddenFiles: hidden.files, cwd: where })
   }
 }

@@ -49,3 +49,14 @@ test('only the roots, the private /tmp and /run, and /dev are writable: every ot
     .sort()
   expect(writable).toEqual(['/dev', '/dev/shm', '/run', '/tmp', root].sort())
 })
+
+test("no process inside sees bubblewrap's flags: /proc/*/cmdline names no hidden path, root or mount source", async () => {
+  const { root } = await makeTree()
+  const { shell } = await bootSandbox(root)
+  // Some processes of its own keep running while it reads, so more than pid 1 and itself are looked at.
+  const result = await shell.run({
+    command: 'sleep 5 & (sleep 5; true) & for f in /proc/[0-9]*/cmdline; do tr "\\0" " " < "$f"; echo; done; kill %1 %2',
+  })
+  expect(result.stdout.text).toMatch(/sleep 5/)
+  for (const leak of ['/.env', '.git', 'config', 'ro-bind', '--bind', 'dshkit-shell-sandbox-', root]) expect(result.stdout.text).not.toContain(leak)
+})

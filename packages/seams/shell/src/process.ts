@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import type { Writable } from 'node:stream'
 import { cwdProblem } from './cwd.js'
 import { describeSpawnError, messageOf } from './launch-errors.js'
 import { StreamTail } from './output.js'
@@ -55,7 +56,8 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
   let child: ChildProcess
   try {
     // detached: the command leads its own process group, and never touches the host's terminal.
-    child = spawn(how.file, how.args, { cwd, env, detached: true, stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
+    const stdin = spec.stdin === undefined ? 'ignore' : 'pipe'
+    child = spawn(how.file, how.args, { cwd, env, detached: true, stdio: how.fd3 ? [stdin, 'pipe', 'pipe', 'pipe'] : [stdin, 'pipe', 'pipe'] })
   } catch (error) {
     return notStarted(describeSpawnError(error, how.file))
   }
@@ -156,6 +158,12 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
       )
     }
     spec.signal?.addEventListener('abort', stop, { once: true })
+    if (how.fd3) {
+      const fd3 = child.stdio[3] as Writable
+      // A program that exits before reading it all closes the pipe under us; its exit says why.
+      fd3.on('error', () => {})
+      fd3.end(how.fd3)
+    }
     if (spec.stdin !== undefined) {
       // A command that never reads its stdin closes the pipe under us (EPIPE); that is its right.
       child.stdin!.on('error', () => {})

@@ -79,6 +79,8 @@ export interface ShellLaunch {
   args: string[]
   /** The base environment (default `process.env`); the spec's `env` and the seam's run marker go on top. */
   env?: Record<string, string | undefined>
+  /** Bytes the program reads on its fd 3 (a pipe closed after them): arguments kept out of its argv, like bubblewrap's `--args 3`. */
+  fd3?: Uint8Array
 }
 
 /**

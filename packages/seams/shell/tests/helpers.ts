@@ -16,6 +16,8 @@ export interface TestShellOptions {
   file?: string
   /** Thrown from launch (to test a provider that refuses). */
   refuse?: string
+  /** Given to the program on fd 3. */
+  fd3?: Uint8Array
 }
 
 /** The smallest provider: `bash -c`, nothing else; the seam under test does the rest. */
@@ -33,7 +35,7 @@ export class TestShell extends ShellService {
 
   protected launch(spec: ShellSpec): ShellLaunch {
     if (this.options.refuse) throw new Error(this.options.refuse)
-    return { file: this.options.file ?? 'bash', args: ['-c', spec.command] }
+    return { file: this.options.file ?? 'bash', args: ['-c', spec.command], fd3: this.options.fd3 }
   }
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
@@ -160,4 +161,14 @@ describe('the seam plugin', () => {
     )
     await ctx.plugin(Shell, {})
   })
+})
+
+test("a launch's fd3 bytes reach the program on fd 3, every byte and past a pipe's buffer, then EOF", async () => {
+  const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7) & 0xff))
+  const shell = await testShell({ fd3: bytes })
+  const result = await shell.run({ command: 'od -An -v -tx1 <&3 | tr -d " \\n" | sha256sum' })
+  expect(result.stdout.text.slice(0, 64)).toBe(createHash('sha256').update(bytes.toString('hex')).digest('hex'))
+  // Without fd3 in the launch, fd 3 is not open at all.
+  const plain = await testShell()
+  expect((await plain.run({ command: 'cat <&3 2>/dev/null || echo closed' })).stdout.text).toBe('closed\n')
 })
