@@ -1,7 +1,7 @@
 import { builtinProblem, OPAQUE, STEERING } from './builtins.js'
 import { splitWrapper } from './grammar.js'
 import type { Word } from './types.js'
-import { LAUNCHERS, SHELLS, WRAPPERS } from './wrappers.js'
+import { FOREIGN_SHELLS, LAUNCHERS, SHELLS, WRAPPERS } from './wrappers.js'
 
 export { TRANSPARENT } from './wrappers.js'
 
@@ -32,6 +32,7 @@ export function unwrap(words: Word[]): Unwrapped {
     const name = baseName(head.value)
     // Own keys only: a program named `constructor` or `__proto__` is no entry of these tables.
     if (Object.hasOwn(OPAQUE, name)) return opaque(OPAQUE[name])
+    if (FOREIGN_SHELLS.has(name)) return opaque(`\`${name}\` expands words unlike bash, so its script is not read with a bash grammar`)
     if (LAUNCHERS.has(name)) return opaque(`\`${name}\` runs a command in a way the judge does not model`)
     const problem = builtinProblem(name, argv.slice(1))
     if (problem) return opaque(problem)

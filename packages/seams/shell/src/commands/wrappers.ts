@@ -139,7 +139,9 @@ export const LAUNCHERS = new Set([
   'fish',
 ])
 
-export const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash'])
+export const SHELLS = new Set(['bash', 'sh', 'dash', 'ash'])
+/** Shells whose expansions are not bash's (`zsh -c '=rm x'` runs /bin/rm): their scripts are not read with a bash grammar. */
+export const FOREIGN_SHELLS = new Set(['zsh', 'ksh', 'mksh', 'ksh93', 'yash', 'tcsh', 'csh'])
 
 /** Wrappers that do not change who runs the command: an allow rule for the command covers them. */
 // `find` is here for `find -exec cmd`: the allow must name `cmd`, not `find`.
