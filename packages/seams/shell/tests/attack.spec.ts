@@ -187,3 +187,32 @@ test('a redirected command gets no null command beside it', () => {
   expect(parsed('echo x > out/a').map((c) => c.argv[0].value)).toEqual(['echo'])
   expect(parsed('{ echo a; } > out/a').map((c) => c.argv[0].value)).toEqual(['echo'])
 })
+
+test.each([
+  ['env - rm x'],
+  ['env -i -- X=1 rm x'],
+  ['timeout -s9 5 rm x'],
+  ['timeout --sig=KILL -k1 5 rm x'],
+  ['nice -5 rm x'],
+  ['nice --adj=3 rm x'],
+  ['stdbuf -oL -e0 rm x'],
+  ['xargs -0rn1 rm x'],
+  ['xargs -I{} rm x {}'],
+  ['sudo -nu root rm x'],
+  ['command -p -- rm x'],
+  ['exec -a name rm x'],
+  ['time -p rm x'],
+  ['coproc A=1 rm x'],
+  ['flock -w 1 /tmp/l rm x'],
+])('a wrapper spelled with bundled, glued or abbreviated options still peels to its command: %s', (line) => {
+  const [command] = parsed(line)
+  expect(command.opaque).toBeUndefined()
+  expect(command.argv.slice(0, 2).map((w) => w.value)).toEqual(['rm', 'x'])
+})
+
+test.each([['env -Q rm x'], ['timeout --frob 5 rm x'], ['xargs --max 1 rm x'], ['nice -z rm x'], ['sudo -s rm x'], ["flock /tmp/l -c 'rm x'"], ['chroot /']])(
+  'a wrapper option outside its grammar (unknown, ambiguous, or running a shell) makes the command opaque: %s',
+  (line) => {
+    expect(parsed(line).some((c) => c.opaque)).toBe(true)
+  },
+)

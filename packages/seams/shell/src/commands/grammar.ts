@@ -20,6 +20,8 @@ export interface Grammar {
   positional?: number
   /** Leading NAME=VALUE words are settings, not the command (env). */
   assignments?: boolean
+  /** A lone `-` is an option, not the command (`env -` is `env -i`). */
+  dashIsOption?: boolean
 }
 
 export type Split = { rest: Word[]; options: Map<string, string> } | { noCommand: true } | { opaque: string }
@@ -36,6 +38,11 @@ export function splitWrapper(argv: Word[], grammar: Grammar): Split {
     if (text === '--') {
       i++
       break
+    }
+    // `env -` is `env -i`: a lone dash is an option where the grammar says so.
+    if (text === '-' && grammar.dashIsOption) {
+      i++
+      continue
     }
     if (!text.startsWith('-') || text === '-') break
     const step = text.startsWith('--') ? longOption(text, argv[i + 1], grammar, options) : shortOptions(text, argv[i + 1], grammar, options)

@@ -11,6 +11,7 @@ export const WRAPPERS: Record<string, Grammar> = {
     opaque: { '-S': SPLIT, '--split-string': SPLIT },
     long: { 'ignore-environment': 'flag', null: 'flag', unset: 'value', chdir: 'value', 'split-string': 'value', debug: 'flag' },
     assignments: true,
+    dashIsOption: true,
   },
   timeout: {
     flags: 'fpv',
