@@ -33,6 +33,8 @@ export interface WriteTarget {
 }
 
 const CHANGES_DIRECTORY = new Set(['cd', 'pushd', 'popd'])
+/** Programs that make links or move or unpack files: after them a path may lead somewhere else than it does now. */
+const LINKERS = new Set(['ln', 'link', 'cp', 'mv', 'rename', 'install', 'tar', 'bsdtar', 'unzip', 'cpio', 'pax', 'rsync'])
 const isAbsoluteTarget = (path: string) => path.startsWith('/') || path === '~' || path.startsWith('~/')
 
 // Writing to these is not writing a file.
@@ -50,9 +52,11 @@ export function shellLineOf(args: Readonly<JsonValue>, resolve: TargetLookup): S
   const movesHome =
     parsed.ok &&
     parsed.commands.some((c) => [...c.wrappers.flat(), ...c.argv].some((w) => /^HOME(=|$)/.test(w.value) || (w.dynamic && w.value.includes('HOME'))))
+  // `ln -sfn .git g && echo x > g/y` writes into .git: once the line can make links or move files, no target is known before it runs.
+  const relinks = parsed.ok && parsed.commands.some((c) => !c.argv[0]?.dynamic && LINKERS.has(programName(c.argv[0]?.value ?? '')))
   const cache = new WeakMap<Command, WriteTarget[]>()
   const targetOf = (target: Word): WriteTarget => {
-    if (target.dynamic) return {}
+    if (target.dynamic || relinks) return {}
     if (movesHome && /^~(\/|$)/.test(target.value)) return {}
     if (moves && !isAbsoluteTarget(target.value)) return { guess: { absolute: target.value, relative: nodePath.posix.normalize(target.value) } }
     const forms = resolve(expandHome(target.value), typeof cwd === 'string' ? cwd : undefined)

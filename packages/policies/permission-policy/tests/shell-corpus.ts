@@ -61,7 +61,7 @@ export const corpus: [line: string, expected: Expected][] = [
   ['cat <<EOF\n$(curl evil)\nEOF', 'deny'],
   ['f() { rm -rf /; }; f', 'deny'],
   ['nohup curl evil &', 'deny'],
-  ['zsh -c "bash -c \'wget x\'"', 'deny'],
+  ['dash -c "bash -c \'wget x\'"', 'deny'],
   ['echo hi;rm -rf /', 'deny'],
   ['echo `echo \\`curl evil\\``', 'deny'],
   ['X=$(rm -rf /)', 'deny'],
@@ -109,6 +109,16 @@ export const corpus: [line: string, expected: Expected][] = [
   ['echo a && '.repeat(2_500) + 'true', 'ask'],
   [`echo ${'a'.repeat(250_000)}`, 'ask'],
   ['$('.repeat(10_000) + 'ls' + ')'.repeat(10_000), 'ask'],
+  // zsh expands words unlike bash (`=rm` is /bin/rm): its script is not read, the line is asked about
+  ['zsh -c "bash -c \'wget x\'"', 'ask'],
+  // outside the modelled set: asked about even where no rule names the command
+  ['r{m,} -rf /', 'ask'],
+  ['env /bin/r? -rf /', 'ask'],
+  ["bash /dev/stdin <<< 'rm -rf /'", 'ask'],
+  ["bash --rcfile /dev/null -c 'rm -rf /'", 'ask'],
+  ["env -S'rm -rf /'", 'ask'],
+  ['ls <<EOF\n`curl evil`\nEOF', 'ask'],
+  ['ln -sfn .git g && echo x > g/y', 'ask'],
   ['', 'ask'],
   ['# only a comment', 'ask'],
 ]

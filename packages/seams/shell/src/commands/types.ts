@@ -4,6 +4,8 @@ export interface Word {
   value: string
   /** True when the word's value is only known at run time: `$X`, `$(…)`, `${…}`, `$'…'`, arithmetic. */
   dynamic: boolean
+  /** True when the word holds an unquoted glob (`*.ts`, `r?`, `[ab]`): bash may replace it with file names. */
+  pattern?: boolean
 }
 
 export type RedirectAccess = 'read' | 'write' | 'readwrite'

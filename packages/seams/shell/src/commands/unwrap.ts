@@ -1,4 +1,9 @@
+import { builtinProblem, OPAQUE, STEERING } from './builtins.js'
+import { splitWrapper } from './grammar.js'
 import type { Word } from './types.js'
+import { FOREIGN_SHELLS, LAUNCHERS, SHELLS, WRAPPERS } from './wrappers.js'
+
+export { TRANSPARENT } from './wrappers.js'
 
 /** What is left once the wrappers are peeled off a command. */
 export interface Unwrapped {
@@ -10,149 +15,10 @@ export interface Unwrapped {
   script?: string
 }
 
-interface Options {
-  /** Options that take a value as the next word (or glued: `-n5`, `--signal=KILL`). */
-  withValue: readonly string[]
-  /** Options after which the wrapper runs no command (`command -v rm` only prints). */
-  noCommand?: readonly string[]
-  /** How many plain words come before the command (timeout's duration). */
-  positional?: number
-  /** Leading NAME=VALUE words are settings, not the command (env). */
-  assignments?: boolean
-  /** Options after which the wrapper runs a string through a shell (`flock -c '…'`): opaque. */
-  script?: readonly string[]
-}
-
-const WRAPPERS: Record<string, Options> = {
-  env: { withValue: ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'], assignments: true },
-  timeout: { withValue: ['-s', '--signal', '-k', '--kill-after'], positional: 1 },
-  nice: { withValue: ['-n', '--adjustment'] },
-  nohup: { withValue: [] },
-  command: { withValue: [], noCommand: ['-v', '-V'] },
-  exec: { withValue: ['-a'] },
-  time: { withValue: ['-f', '--format', '-o', '--output'] },
-  stdbuf: { withValue: ['-i', '--input', '-o', '--output', '-e', '--error'] },
-  xargs: {
-    withValue: [
-      '-a',
-      '--arg-file',
-      '-d',
-      '--delimiter',
-      '-E',
-      '-e',
-      '--eof',
-      '-I',
-      '--replace',
-      '-i',
-      '-L',
-      '--max-lines',
-      '-l',
-      '-n',
-      '--max-args',
-      '-P',
-      '--max-procs',
-      '-s',
-      '--max-chars',
-      '--process-slot-var',
-    ],
-  },
-  sudo: {
-    withValue: [
-      '-u',
-      '--user',
-      '-g',
-      '--group',
-      '-C',
-      '--close-from',
-      '-D',
-      '--chdir',
-      '-h',
-      '--host',
-      '-p',
-      '--prompt',
-      '-r',
-      '--role',
-      '-t',
-      '--type',
-      '-T',
-      '--command-timeout',
-      '-U',
-      '--other-user',
-    ],
-    noCommand: ['-l', '--list', '-v', '--validate', '-k', '-K', '-e', '--edit'],
-  },
-  doas: { withValue: ['-u', '-C'] },
-  coproc: { withValue: [] },
-  builtin: { withValue: [] },
-  // Launchers that run their command as the same user, in another session, class, CPU set or lock.
-  setsid: { withValue: [] },
-  ionice: { withValue: ['-c', '--class', '-n', '--classdata'], noCommand: ['-p', '--pid', '-P', '--pgid', '-u', '--uid'] },
-  taskset: { withValue: [], positional: 1, noCommand: ['-p', '--pid'] },
-  chrt: { withValue: ['-T', '--sched-runtime', '-P', '--sched-period', '-D', '--sched-deadline'], positional: 1, noCommand: ['-p', '--pid', '-m', '--max'] },
-  flock: { withValue: ['-w', '--timeout', '--wait', '-E', '--conflict-exit-code'], positional: 1, script: ['-c', '--command'] },
-  unbuffer: { withValue: [] },
-  busybox: { withValue: [] },
-  // These change who or where: an allow rule must name them.
-  chroot: { withValue: ['--userspec', '--groups'], positional: 1 },
-  strace: { withValue: ['-o', '-e', '-p', '-s', '-u', '-E', '-a', '-b', '-I', '-O', '-S', '-P', '-X'] },
-  runuser: {
-    withValue: ['-u', '--user', '-s', '--shell', '-g', '--group', '-G', '--supp-group', '-w', '--whitelist-environment'],
-    script: ['-c', '--command', '--session-command'],
-  },
-  // watch joins its arguments into a string that `sh -c` runs.
-  watch: { withValue: ['-n', '--interval', '-d', '--differences', '-q', '--equexit'], script: [''] },
-}
-const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash'])
-/** Wrappers that do not change who runs the command: an allow rule for the command covers them. */
-// `find` is here for `find -exec cmd`: the allow must name `cmd`, not `find`.
-export const TRANSPARENT = new Set([
-  'builtin',
-  'setsid',
-  'ionice',
-  'taskset',
-  'chrt',
-  'flock',
-  'unbuffer',
-  'env',
-  'timeout',
-  'nice',
-  'nohup',
-  'command',
-  'exec',
-  'time',
-  'stdbuf',
-  'xargs',
-  'find',
-  ...SHELLS,
-])
-/** Commands that run text decided at run time. */
-const OPAQUE: Record<string, string> = {
-  eval: '`eval` runs text only known at run time',
-  // `xargs sh -c` and friends are caught by the shell case below; these read commands from elsewhere.
-  source: '`source` runs a file whose commands cannot be read here',
-  '.': '`.` runs a file whose commands cannot be read here',
-  // Each runs a shell: on a `-c` string, or on what it reads from stdin.
-  su: '`su` runs a shell whose commands are not read here',
-  script: '`script` runs a shell whose commands are not read here',
-}
-
-/** Builtins that store text or code run later, when called with what makes them do so. */
-const DEFERRED: Record<string, (args: string[]) => string | undefined> = {
-  alias: (args) => (args.some((a) => a.includes('=')) ? '`alias` defines text that later lines run as a command' : undefined),
-  trap: (args) => {
-    const operands = args.filter((a) => !/^-[lpP]+$/.test(a) && a !== '--')
-    return operands.length >= 2 && operands[0] !== '-' && operands[0] !== '' ? '`trap` runs its action later, at a signal or exit' : undefined
-  },
-  hash: (args) => (args.some((a) => /^-[a-z]*p/.test(a)) ? '`hash -p` makes a name run another program' : undefined),
-  enable: (args) => (args.some((a) => /^-[a-z]*f/.test(a)) ? '`enable -f` loads a builtin from a shared library' : undefined),
-  mapfile: (args) => (args.some((a) => /^-[a-zA-Z]*C/.test(a)) ? '`mapfile -C` runs a callback' : undefined),
-  readarray: (args) => (args.some((a) => /^-[a-zA-Z]*C/.test(a)) ? '`readarray -C` runs a callback' : undefined),
-}
-
 /** The program's name without its directory: `/usr/bin/env` → `env`. */
 export const baseName = (program: string) => program.slice(program.lastIndexOf('/') + 1)
 
-/** Peels wrappers (`timeout 5`, `env X=1`, `sudo -u x`, `xargs -n1`, `bash -c '…'`) off a command's words. */
+/** Peels wrappers (`timeout 5`, `env X=1`, `sudo -u x`, `xargs -n1`, `bash -c '…'`) off a command's words, each by its whole option grammar. */
 export function unwrap(words: Word[]): Unwrapped {
   const wrappers: Word[][] = []
   let argv = words
@@ -160,102 +26,88 @@ export function unwrap(words: Word[]): Unwrapped {
   for (;;) {
     const head = argv[0]
     if (!head) return { argv, wrappers, openEnded }
-    if (head.dynamic) return { argv, wrappers, openEnded, opaque: `the command name ${head.value} is only known at run time` }
+    const opaque = (why: string): Unwrapped => ({ argv, wrappers, openEnded, opaque: why })
+    if (head.dynamic) return opaque(`the command name ${head.value} is only known at run time`)
+    if (head.pattern) return opaque(`the command name ${head.value} is a glob, matched against file names at run time`)
     const name = baseName(head.value)
     // Own keys only: a program named `constructor` or `__proto__` is no entry of these tables.
-    if (Object.hasOwn(OPAQUE, name)) return { argv, wrappers, openEnded, opaque: OPAQUE[name] }
-    const deferred = Object.hasOwn(DEFERRED, name) ? DEFERRED[name](argv.slice(1).map((word) => word.value)) : undefined
-    if (deferred) return { argv, wrappers, openEnded, opaque: deferred }
+    if (Object.hasOwn(OPAQUE, name)) return opaque(OPAQUE[name])
+    if (FOREIGN_SHELLS.has(name)) return opaque(`\`${name}\` expands words unlike bash, so its script is not read with a bash grammar`)
+    if (LAUNCHERS.has(name)) return opaque(`\`${name}\` runs a command in a way the judge does not model`)
+    const problem = builtinProblem(name, argv.slice(1))
+    if (problem) return opaque(problem)
     if (SHELLS.has(name)) return shellScript(argv, wrappers, openEnded)
-    const options = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined
-    if (!options) return { argv, wrappers, openEnded }
-    // `coproc NAME { …; }` and `coproc { …; }`: the grammar reads the body as words and its `;` as the end.
-    if (name === 'coproc' && argv.slice(1, 3).some((word) => !word.dynamic && /^[{(]/.test(word.value)))
-      return { argv, wrappers, openEnded, opaque: '`coproc` with a compound command is not followed' }
-    const split = splitWrapper(argv, options)
-    if (split === 'no command') return { argv, wrappers, openEnded }
-    if (split.opaque) return { argv, wrappers, openEnded, opaque: split.opaque }
-    // A wrapper with nothing to run is itself the command (`env` prints the environment; xargs runs echo).
-    if (split.rest.length === 0) return { argv, wrappers, openEnded: openEnded || name === 'xargs' }
+    const grammar = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined
+    if (!grammar) return { argv, wrappers, openEnded }
+    // `coproc NAME { …; }`, `time for …`: the grammar knows neither keyword, and reads a compound body as words.
+    if (KEYWORDS.has(name) && argv.slice(1).some((word) => !word.dynamic && RESERVED.test(word.value)))
+      return opaque(`\`${name}\` with a compound command is not followed`)
+    const split = splitWrapper(argv, grammar)
+    if ('noCommand' in split) return { argv, wrappers, openEnded }
+    if ('opaque' in split) return opaque(split.opaque)
+    const assigned = argv.slice(1, argv.length - split.rest.length).find((word) => grammar.assignments && STEERING.test(word.value.split('=', 1)[0]))
+    if (assigned) return opaque(`${name} sets ${assigned.value.split('=', 1)[0]}, which changes what the command runs`)
+    if (split.rest.length === 0) {
+      // `chroot DIR` starts an interactive shell; bare `xargs` runs echo with what it reads.
+      if (name === 'chroot') return opaque('`chroot` without a command starts a shell')
+      if (name !== 'xargs') return { argv, wrappers, openEnded }
+      wrappers.push(argv)
+      return { argv: [{ value: 'echo', dynamic: false }], wrappers, openEnded: true }
+    }
+    // `flock FILE -c '…'`: the shell string comes after the lock's file.
+    if (name === 'flock' && /^(-c|--command)$/.test(split.rest[0].value)) return opaque(`flock -c runs a string through a shell`)
     wrappers.push(argv.slice(0, argv.length - split.rest.length))
-    if (name === 'xargs') openEnded = true
     argv = split.rest
+    if (name === 'xargs') {
+      openEnded = true
+      const replaced = replacement(split.options)
+      if (replaced !== undefined) {
+        // `xargs -I{} {} x` takes its program from the input: a word holding the replace string is only known at run time.
+        if (argv[0].value.includes(replaced)) return opaque(`xargs replaces ${replaced} in the command name with its input`)
+        argv = argv.map((word) => (word.value.includes(replaced) ? { value: word.value, dynamic: true } : word))
+      }
+    }
   }
 }
 
-function splitWrapper(argv: Word[], options: Options): { rest: Word[]; opaque?: string } | 'no command' {
-  let i = 1
-  let positional = options.positional ?? 0
-  // `runuser root -c '…'`: the shell string may come after the operands.
-  const shellFlag =
-    options.script && argv.find((word) => !word.dynamic && (options.script!.includes(word.value.split('=', 1)[0]) || /^-[a-zA-Z]*c$/.test(word.value)))
-  if (shellFlag) return { rest: [], opaque: `${argv[0].value} ${shellFlag.value} runs a string through a shell` }
-  while (i < argv.length) {
-    const word = argv[i]
-    if (word.dynamic) return { rest: [], opaque: `${argv[0].value} has an option only known at run time (${word.value})` }
-    const text = word.value
-    if (text === '--') {
-      i++
-      break
-    }
-    if (text.startsWith('-') && text !== '-') {
-      const [flag] = text.split('=', 1)
-      if (options.noCommand?.includes(flag)) return 'no command'
-      if (flag === '-S' || flag === '--split-string') return { rest: [], opaque: 'env -S splits a string into a command at run time' }
-      // `-n 5` takes the next word; `-n5` and `--adjustment=5` carry their value.
-      i += options.withValue.includes(text) ? 2 : 1
-      continue
-    }
-    if (options.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
-      i++
-      continue
-    }
-    if (positional > 0) {
-      positional--
-      i++
-      continue
-    }
-    break
-  }
-  if (options.script?.includes('') && i < argv.length) return { rest: [], opaque: `${argv[0].value} runs its arguments as a shell string` }
-  return { rest: argv.slice(i) }
+const KEYWORDS = new Set(['coproc', 'time'])
+const RESERVED = /^([{(]|\[\[|(for|while|until|if|case|select|function|coproc|time|!)$)/
+
+/** xargs's replace string: `-I R`, `-iR`, `-i` (`{}`), `--replace[=R]`. */
+function replacement(options: Map<string, string>): string | undefined {
+  const given = options.get('-I') ?? options.get('-i') ?? options.get('--replace')
+  return given === undefined ? undefined : given || '{}'
 }
 
-/** `bash -c 'script' name args`: the script is parsed like a line; `bash file.sh` stays a command; a shell reading stdin is opaque. */
+/** Single-letter shell options that only change how the script runs (errexit, nounset, xtrace…), bundled with `-c` or not. */
+const SHELL_FLAGS = /^[-+][euxvfnabChkmBHPT]*$/
+
+/**
+ * `bash -c 'script' name args`: the script is parsed like a line. Any other form — a script file,
+ * stdin (`bash <<< …`, `sh -s`), an option with a value (`-o posix`, `--rcfile f`), a login or
+ * interactive shell (which read startup files) — is opaque.
+ */
 function shellScript(argv: Word[], wrappers: Word[][], openEnded: boolean): Unwrapped {
   const name = argv[0].value
+  const opaque = (why: string): Unwrapped => ({ argv, wrappers, openEnded, opaque: why })
   let command = false
   let i = 1
   for (; i < argv.length; i++) {
     const word = argv[i]
-    if (word.dynamic) return { argv, wrappers, openEnded, opaque: `${name} has an argument only known at run time (${word.value})` }
+    if (word.dynamic || word.pattern) return opaque(`${name} has an argument only known at run time (${word.value})`)
     if (word.value === '--' || word.value === '-') {
       i++
       break
     }
-    // `-c` may be bundled with other single-letter options: `bash -ec '…'`, `sh -xc '…'`.
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(word.value)) {
-      command = true
-      continue
-    }
-    if (word.value === '-o' || word.value === '-O' || word.value === '+O' || word.value === '+o') {
-      i++
-      continue
-    }
     if (!word.value.startsWith('-') && !word.value.startsWith('+')) break
+    const letters = word.value.replace(/c/g, '')
+    if (word.value.startsWith('-') && letters.length < word.value.length) command = true
+    if (!SHELL_FLAGS.test(letters)) return opaque(`${name} ${word.value}: a shell option the judge does not model (it may read a file or take a value)`)
   }
-  // Options may follow `-c` (`bash -c -- 'rm -rf /'`, `bash -c -e '…'`): the script is the first operand.
   const operand = argv[i]
-  if (command) {
-    if (!operand) return { argv, wrappers, openEnded }
-    if (operand.dynamic) return { argv, wrappers, openEnded, opaque: `${name} -c runs text only known at run time (${operand.value})` }
-    if (openEnded) return { argv, wrappers, openEnded, opaque: `${name} -c under xargs may receive its script at run time` }
-    return { argv: argv.slice(0, i), wrappers, openEnded, script: operand.value }
-  }
-  // `echo 'rm -rf /' | bash`, `bash <<< '…'`, `sh -s`: the commands come from stdin, which is not read here.
-  if (!operand || argv.slice(1, i).some((word) => /^-[a-zA-Z]*[si][a-zA-Z]*$/.test(word.value))) {
-    return { argv, wrappers, openEnded, opaque: `\`${name}\` without a script reads its commands from stdin, which is not followed` }
-  }
-  if (operand.dynamic) return { argv, wrappers, openEnded, opaque: `${name} runs a script only known at run time (${operand.value})` }
-  return { argv, wrappers, openEnded }
+  if (!command) return opaque(`\`${name}\` without -c reads its commands from ${operand ? 'a file' : 'stdin'}, which is not followed`)
+  if (openEnded) return opaque(`${name} -c under xargs may receive its script at run time`)
+  if (!operand) return { argv, wrappers, openEnded }
+  if (operand.dynamic) return opaque(`${name} -c runs text only known at run time (${operand.value})`)
+  return { argv: argv.slice(0, i), wrappers, openEnded, script: operand.value }
 }

@@ -3,15 +3,21 @@ import type { Word } from './types.js'
 
 /** The word the shell would pass, when it is known before running: quotes removed, escapes resolved. */
 export function wordOf(node: Node): Word {
+  const bare = unquotedText(node)
   // `rm -r{f,} /` is `rm -rf -r /` to bash: a brace expansion splits the word at run time.
-  const value = BRACE_EXPANSION.test(unquotedText(node)) ? undefined : staticValue(node)
-  return value === undefined ? { value: node.text, dynamic: true } : { value, dynamic: false }
+  const value = BRACE_EXPANSION.test(bare) ? undefined : staticValue(node)
+  if (value === undefined) return { value: node.text, dynamic: true }
+  return GLOB.test(bare) ? { value, dynamic: false, pattern: true } : { value, dynamic: false }
 }
 
 const BRACE_EXPANSION = /\{[^{}]*(,|\.\.)[^{}]*\}/
+/** Unquoted `*`, `?`, a `[…]` class or an extglob `@(…)`: bash replaces the word with the file names it matches. */
+const GLOB = /[*?]|\[.*\]|[@!+]\(/
 
 /** The word's source with quoted parts and escaped characters blanked to `_`: what bash still expands. */
 export function unquotedText(node: Node): string {
+  // A command's name wraps the word (or concatenation) it is written as.
+  if (node.type === 'command_name' && node.namedChildCount === 1) return unquotedText(node.namedChild(0)!)
   const parts = node.type === 'concatenation' ? node.namedChildren.filter((n): n is Node => !!n) : [node]
   return parts.map((part) => (part.type === 'word' ? part.text.replace(/\\[\s\S]/g, '_') : '_')).join('')
 }
@@ -23,7 +29,7 @@ function staticValue(node: Node): string | undefined {
       if (node.type === 'command_name') {
         const name = node.namedChildCount === 1 ? node.namedChild(0)! : undefined
         // `/???/r?` is `/bin/rm` to bash: a globbed program name is only known at run time.
-        return name && !/[*?[]/.test(unquotedText(name)) ? staticValue(name) : undefined
+        return name && !GLOB.test(unquotedText(name)) ? staticValue(name) : undefined
       }
       return unescapeBare(node.text)
     case 'number':

@@ -1,0 +1,167 @@
+import type { Grammar } from './grammar.js'
+
+const SPLIT = 'env -S splits a string into a command at run time'
+const SHELL_STRING = 'runs a string through a shell'
+
+/** Wrappers whose grammar is modelled whole: the command they run is judged in their place. */
+export const WRAPPERS: Record<string, Grammar> = {
+  env: {
+    flags: 'i0v',
+    values: 'uC',
+    opaque: { '-S': SPLIT, '--split-string': SPLIT },
+    long: { 'ignore-environment': 'flag', null: 'flag', unset: 'value', chdir: 'value', 'split-string': 'value', debug: 'flag' },
+    assignments: true,
+    dashIsOption: true,
+  },
+  timeout: {
+    flags: 'fpv',
+    values: 'sk',
+    long: { foreground: 'flag', 'preserve-status': 'flag', verbose: 'flag', signal: 'value', 'kill-after': 'value' },
+    positional: 1,
+  },
+  nice: { flags: '0123456789', values: 'n', long: { adjustment: 'value' } },
+  nohup: {},
+  command: { flags: 'p', noCommand: ['-v', '-V'] },
+  exec: { flags: 'cl', values: 'a' },
+  // Keywords: the simple command after them may start with its own assignments.
+  time: { flags: 'p', assignments: true },
+  stdbuf: { values: 'ioe', long: { input: 'value', output: 'value', error: 'value' } },
+  xargs: {
+    flags: '0rtpxo',
+    values: 'adEILnPs',
+    glued: 'eil',
+    long: {
+      null: 'flag',
+      'arg-file': 'value',
+      delimiter: 'value',
+      eof: 'glued',
+      replace: 'glued',
+      'max-lines': 'glued',
+      'max-args': 'value',
+      'max-procs': 'value',
+      'no-run-if-empty': 'flag',
+      'max-chars': 'value',
+      verbose: 'flag',
+      interactive: 'flag',
+      exit: 'flag',
+      'open-tty': 'flag',
+      'process-slot-var': 'value',
+      'show-limits': 'flag',
+    },
+  },
+  sudo: {
+    flags: 'nHEbSk',
+    values: 'ugpDCh',
+    noCommand: ['-l', '-v', '-K', '-V', '--list', '--validate', '--version'],
+    opaque: { '-s': `sudo -s ${SHELL_STRING}`, '-i': `sudo -i ${SHELL_STRING}`, '-e': 'sudo -e runs an editor' },
+    long: {
+      user: 'value',
+      group: 'value',
+      'non-interactive': 'flag',
+      'set-home': 'flag',
+      'preserve-env': 'glued',
+      background: 'flag',
+      stdin: 'flag',
+      prompt: 'value',
+      chdir: 'value',
+      list: 'flag',
+      validate: 'flag',
+      version: 'flag',
+    },
+  },
+  doas: { flags: 'n', values: 'u', noCommand: ['-C'], opaque: { '-s': `doas -s ${SHELL_STRING}` } },
+  coproc: { assignments: true },
+  builtin: {},
+  // Launchers that run their command as the same user, in another session, class, CPU set or lock.
+  setsid: { flags: 'cfw', long: { ctty: 'flag', fork: 'flag', wait: 'flag' } },
+  ionice: { flags: 't', values: 'cn', noCommand: ['-p', '-P', '-u'], long: { class: 'value', classdata: 'value', ignore: 'flag' } },
+  taskset: { flags: 'ac', noCommand: ['-p'], positional: 1 },
+  flock: {
+    flags: 'sxenuoF',
+    values: 'wE',
+    opaque: { '-c': `flock -c ${SHELL_STRING}`, '--command': `flock -c ${SHELL_STRING}` },
+    long: {
+      shared: 'flag',
+      exclusive: 'flag',
+      nonblock: 'flag',
+      unlock: 'flag',
+      close: 'flag',
+      'no-fork': 'flag',
+      timeout: 'value',
+      wait: 'value',
+      'conflict-exit-code': 'value',
+      command: 'value',
+    },
+    positional: 1,
+  },
+  unbuffer: { flags: 'p' },
+  busybox: {},
+  // These change who or where: an allow rule must name them.
+  chroot: { long: { userspec: 'value', groups: 'value', 'skip-chdir': 'flag' }, positional: 1 },
+}
+
+/** Programs that run another command in ways not modelled (a string through a shell, their own option grammars). */
+export const LAUNCHERS = new Set([
+  'su',
+  'script',
+  'watch',
+  'runuser',
+  'strace',
+  'ltrace',
+  'valgrind',
+  'chrt',
+  'unshare',
+  'nsenter',
+  'setpriv',
+  'prlimit',
+  'numactl',
+  'fakeroot',
+  'eatmydata',
+  'faketime',
+  'firejail',
+  'bwrap',
+  'parallel',
+  'expect',
+  'systemd-run',
+  'pkexec',
+  'sg',
+  'newgrp',
+  'runcon',
+  'chpst',
+  'torsocks',
+  'proxychains',
+  'proxychains4',
+  'xvfb-run',
+  'dbus-launch',
+  'dbus-run-session',
+  'catchsegv',
+  'sshpass',
+  'rlwrap',
+  'fish',
+])
+
+export const SHELLS = new Set(['bash', 'sh', 'dash', 'ash'])
+/** Shells whose expansions are not bash's (`zsh -c '=rm x'` runs /bin/rm): their scripts are not read with a bash grammar. */
+export const FOREIGN_SHELLS = new Set(['zsh', 'ksh', 'mksh', 'ksh93', 'yash', 'tcsh', 'csh'])
+
+/** Wrappers that do not change who runs the command: an allow rule for the command covers them. */
+// `find` is here for `find -exec cmd`: the allow must name `cmd`, not `find`.
+export const TRANSPARENT = new Set([
+  'builtin',
+  'setsid',
+  'ionice',
+  'taskset',
+  'flock',
+  'unbuffer',
+  'env',
+  'timeout',
+  'nice',
+  'nohup',
+  'command',
+  'exec',
+  'time',
+  'stdbuf',
+  'xargs',
+  'find',
+  ...SHELLS,
+])
