@@ -101,6 +101,22 @@ describe('policy files are out of every tool’s reach', () => {
     }
   })
 
+  test('a background job runs under the same launch: it cannot write or rename its way to a policy file either', async () => {
+    await bootConfigFile(ctx, await project())
+    const before = await identities()
+    const command = POLICY.map(
+      (file) => `echo PLANTED > ${file}; mv ${dirname(file)} ${dirname(file)}.old && mkdir ${dirname(file)} && echo PLANTED > ${file}`,
+    ).join('; ')
+    const [started] = (await ctx.loop.executeToolCalls([{ callId: 'j', name: 'shell', arguments: { command, background: true } }])).results
+    expect(started).toMatchObject({ isError: false, value: { background: true } })
+    await ctx.jobs.forOwner(ctx.jobs.toolOwner).wait((started as any).value.jobId, 20_000)
+    const after = await identities()
+    for (const [index, { file, ino, text }] of after.entries()) {
+      expect({ file, ino }).toEqual({ file, ino: before[index].ino })
+      expect(text, file).not.toMatch(/^PLANTED$/m)
+    }
+  })
+
   test('a policy file with a second hard link is refused at start, naming it', async () => {
     const file = await project()
     const { link } = await import('node:fs/promises')
