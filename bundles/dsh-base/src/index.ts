@@ -11,7 +11,7 @@ import FsSandbox from '@dshkit/fs-sandbox'
 import ToolFs from '@dshkit/tool-fs'
 import FsCheckpoint from '@dshkit/fs-checkpoint'
 import PermissionPolicy from '@dshkit/permission-policy'
-import { HOOK_SETTINGS, pinnedFolders, policyGlobs, recordPaths, refuseLinkedPolicyFiles } from './record-files.js'
+import { ACCEPTED_HOOKS, HOOK_SETTINGS, pinnedFolders, policyGlobs, recordPaths, refuseLinkedPolicyFiles } from './record-files.js'
 import UserApproval from '@dshkit/user-approval'
 import ApprovalWeb from '@dshkit/approval-web'
 import TimeoutPolicy from '@dshkit/timeout-policy'
@@ -124,7 +124,10 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
 function policyFiles(config: ReturnType<typeof Config.parse>, record: string[]): string[] {
   const { roots } = config['fs-sandbox'] || FsSandbox.Config.parse(undefined)
   const project = resolve(roots[0] ?? '.')
-  const all = [...record, ...config.protect.map((file) => resolve(project, file)), ...HOOK_SETTINGS.map((file) => resolve(project, file))]
+  const grants = config['user-approval'] && config['user-approval'].grants
+  // The grants and the accepted hook settings sit in a hidden `.dshkit`; listed too, so a second hard link to them is refused.
+  const own = [...(grants ? [grants] : []), resolve(project, ACCEPTED_HOOKS)]
+  const all = [...record, ...own, ...config.protect.map((file) => resolve(project, file)), ...HOOK_SETTINGS.map((file) => resolve(project, file))]
   // Outside the writable roots no tool writes anyway, and hiding a program cordis.yml names (`shell: /bin/bash`) would break it.
   const writable = roots.map(real)
   return all.filter((file) => writable.some((root) => isWithin(real(file), root) || isWithin(resolve(file), root)))

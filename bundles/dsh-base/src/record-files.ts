@@ -4,6 +4,9 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 /** The hook settings files the bridges read in a project (relative to the first root): never the model's to write. */
 export const HOOK_SETTINGS = ['.claude/settings.json', '.claude/settings.local.json', '.codex/hooks.json', '.codex/config.toml']
 
+/** Where the hook bridges keep the settings a person accepted (hook-protocol's ACCEPTED_FILE), relative to the first root. */
+export const ACCEPTED_HOOKS = '.dshkit/hooks-accepted.json'
+
 /** A path as a picomatch glob that matches only itself. */
 const literal = (path: string) => path.replace(/[\\*?[\]{}()!+@|]/g, '\\$&')
 

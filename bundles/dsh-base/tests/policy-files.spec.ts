@@ -1,4 +1,4 @@
-import { lstat, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
+import { link, lstat, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Context } from 'cordis'
@@ -117,10 +117,13 @@ describe('policy files are out of every tool’s reach', () => {
     }
   })
 
-  test('a policy file with a second hard link is refused at start, naming it', async () => {
-    const file = await project()
-    const { link } = await import('node:fs/promises')
-    await link(join(root, 'rules/team.json'), join(root, 'team-copy.json'))
-    await expect(bootConfigFile(ctx, file)).rejects.toThrow(/policy file .*rules\/team\.json has 2 hard links/)
-  })
+  for (const linked of ['rules/team.json', '.claude/settings.json', '.dshkit/grants.json', '.dshkit/hooks-accepted.json', 'conf/cordis.yml']) {
+    test(`a policy file with a second hard link is refused at start, naming it: ${linked}`, async () => {
+      const file = await project()
+      await mkdir(join(root, '.dshkit'), { recursive: true })
+      if (linked.startsWith('.dshkit')) await writeFile(join(root, linked), '{"version":1,"grants":[],"files":{}}')
+      await link(join(root, linked), join(root, 'copy.json'))
+      await expect(bootConfigFile(ctx, file)).rejects.toThrow(new RegExp(`policy file .*${linked.replaceAll('.', '\\.')} has 2 hard links`))
+    })
+  }
 })
