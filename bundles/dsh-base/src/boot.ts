@@ -8,7 +8,7 @@ import Loader from '@cordisjs/plugin-loader'
 import { parseDocument } from 'yaml'
 import { z } from 'zod'
 import { strictConfig } from '@dshkit/common'
-import { fillPolicyFile } from './policy-file.js'
+import { fillPolicyFile, fillProtect } from './policy-file.js'
 import { allFibers, failureOf, isPluginStartError, oneLine as message, settleFibers } from './fibers.js'
 
 /** One `cordis.yml` entry, as the cordis loader takes it; a misspelled key (`confg:`) is refused, not ignored. */
@@ -96,11 +96,12 @@ export async function readConfigFile(file: string): Promise<{ entries: unknown[]
     throw new Error(`${file}:${before.length}:${before.at(-1)!.length + 1}: not valid YAML: ${error.message.split('\n')[0]}`)
   }
   const data: unknown = doc.toJS() ?? []
-  if (Array.isArray(data)) return { entries: fillPolicyFile(data, path), baseDir: dirname(path) }
+  const fill = (entries: unknown[]) => fillProtect(fillPolicyFile(entries, path), path, dirname(path))
+  if (Array.isArray(data)) return { entries: fill(data), baseDir: dirname(path) }
   if (typeof data !== 'object') throw new Error(`${file}: expected a list of plugin entries, or a mapping with a "plugins" list`)
   const shape = FileMapping.safeParse(data)
   if (!shape.success) throw new Error(`${file}: ${describeIssues(shape.error.issues)}`)
-  return { entries: fillPolicyFile(shape.data.plugins, path), baseDir: dirname(path) }
+  return { entries: fill(shape.data.plugins), baseDir: dirname(path) }
 }
 
 /**

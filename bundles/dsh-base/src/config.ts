@@ -125,16 +125,17 @@ function grantsFromSandbox(config: Record<string, any>) {
   return { ...config, 'user-approval': { ...(isObject(approval) ? approval : {}), grants: resolve(root, GRANTS_DIR, 'grants.json') } }
 }
 
-/** The model must not write its own grants: file tools and the sandboxed shell never see a `.dshkit` folder. */
+/** The model must not write its own grants or accepted hooks: file tools and the sandboxed shell never see a `.dshkit` folder. */
 function hideGrants<C extends Record<string, any>>(config: C): C {
   const sandbox = config['fs-sandbox']
-  if (!sandbox || !config['user-approval'] || sandbox.deny.includes(GRANTS_GLOB)) return config
+  if (!sandbox || sandbox.deny.includes(GRANTS_GLOB)) return config
   return { ...config, 'fs-sandbox': { ...sandbox, deny: [...sandbox.deny, GRANTS_GLOB] } }
 }
 
 /**
  * A grants file the tools could write is a way for the model to approve itself: inside a writable sandbox root it must sit
- * under a `.dshkit` folder (denied to the tools, hidden whole from the shell; a denied file alone could be swapped with its folder).
+ * in the root's own `.dshkit` folder (denied to the tools, hidden whole from the shell, and neither it nor the root can be
+ * renamed from inside the sandbox). `sub/.dshkit` is refused: one `mv sub x` would leave a `sub/.dshkit` the shell can make.
  */
 function refuseWritableGrants(config: Record<string, any>, ctx: z.RefinementCtx) {
   const grants = config['user-approval']?.grants
@@ -148,11 +149,11 @@ function refuseWritableGrants(config: Record<string, any>, ctx: z.RefinementCtx)
   if (sandbox.readOnlyRoots.some((folder: string) => under(folder) !== undefined)) return
   for (const root of sandbox.roots as string[]) {
     const rel = under(root)
-    if (rel === undefined || rel.split(sep).slice(0, -1).includes(GRANTS_DIR)) continue
+    if (rel === undefined || (rel.split(sep)[0] === GRANTS_DIR && rel.split(sep).length > 1)) continue
     ctx.addIssue({
       code: 'custom',
       path: ['user-approval', 'grants'],
-      message: `${file} lies in the sandbox root ${resolve(root)}, where the model's tools could write a grant for themselves; put it under a ${GRANTS_DIR} folder (e.g. ${join(resolve(root), GRANTS_DIR, 'grants.json')}, the default), in a read-only root, or outside the roots`,
+      message: `${file} lies in the sandbox root ${resolve(root)}, where the model's tools could write a grant for themselves (or rename a folder above it and make a new one); put it in the root's own ${GRANTS_DIR} folder (e.g. ${join(resolve(root), GRANTS_DIR, 'grants.json')}, the default), in a read-only root, or outside the roots`,
     })
     return
   }
@@ -229,6 +230,15 @@ function leaveOutReplacedDefaults<C extends Record<string, any>>(config: C): C {
 
 const Shape = strictConfig({
   log: z.string().min(1).optional().describe('session log file (JSONL); given, @dshkit/session-store-jsonl keeps the session, else memory'),
+  protect: z
+    .array(
+      z
+        .string()
+        .min(1, 'protect entries must be file paths')
+        .refine((p) => !p.includes('\0'), 'protect entries must not contain NUL bytes'),
+    )
+    .default([])
+    .describe('policy files no tool may read or write (besides the grants, hook settings, log and checkpoints); boot adds cordis.yml and the files it names'),
   providers: Providers.optional().describe('your own provider for a seam dsh-base provides (fs, spill, session, approval, shell)'),
   tools: Tools.Config,
   session: part(Session.Config),

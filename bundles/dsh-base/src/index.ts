@@ -1,5 +1,6 @@
+import { realpathSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { dirname, resolve, sep } from 'node:path'
 import type { Context } from 'cordis'
 import Tools, { definePlugin } from '@dshkit/tools'
 import Session from '@dshkit/session'
@@ -10,7 +11,7 @@ import FsSandbox from '@dshkit/fs-sandbox'
 import ToolFs from '@dshkit/tool-fs'
 import FsCheckpoint from '@dshkit/fs-checkpoint'
 import PermissionPolicy from '@dshkit/permission-policy'
-import { recordGlobs } from './record-files.js'
+import { ACCEPTED_HOOKS, HOOK_SETTINGS, pinnedFolders, policyGlobs, recordPaths, refuseLinkedPolicyFiles } from './record-files.js'
 import UserApproval from '@dshkit/user-approval'
 import ApprovalWeb from '@dshkit/approval-web'
 import TimeoutPolicy from '@dshkit/timeout-policy'
@@ -75,8 +76,11 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   // Before-images of the files tool-fs changes, beside the session log (or in the dir you name); `false` leaves it out.
   const checkpoints = config['fs-checkpoint']
   const checkpointDir = checkpoints && (checkpoints.dir ?? (jsonl ? `${config.log ?? jsonl.path}.checkpoints` : undefined))
-  // The log and the before-images are the record of what the agent did: denied to its file tools and hidden from its shell.
-  const rules = sharedRules(config, recordGlobs(jsonl ? (config.log ?? jsonl.path) : undefined, checkpointDir || undefined))
+  // Policy files (the record of what the agent did, the hook settings, cordis.yml and what it names): denied to the file
+  // tools, hidden from the shell, their folders pinned so no rename above them unprotects them.
+  const policy = policyFiles(config, recordPaths(jsonl ? (config.log ?? jsonl.path) : undefined, checkpointDir || undefined))
+  if (config['fs-sandbox'] || config['shell-sandbox']) refuseLinkedPolicyFiles(policy)
+  const rules = sharedRules(config, policyGlobs(policy))
   plug(providers.fs)
   use(FsLocal, config['fs-local'])
   use(FsSandbox, config['fs-sandbox'] && { ...config['fs-sandbox'], deny: rules.deny })
@@ -84,7 +88,8 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   // A rewind touches only files under the roots the tools may write (a forged log could name any path).
   if (checkpoints && checkpointDir) use(FsCheckpoint, { roots: rules.roots, ...checkpoints, dir: checkpointDir })
   plug(providers.shell)
-  use(ShellSandbox, config['shell-sandbox'] && { ...rules, ...config['shell-sandbox'] })
+  const pinned = pinnedFolders(policy, rules.roots.map(real)).filter((dir) => !rules.roots.includes(dir))
+  use(ShellSandbox, config['shell-sandbox'] && { ...rules, roots: [...rules.roots, ...pinned], ...config['shell-sandbox'] })
   use(ShellLocal, config['shell-local'] ?? false)
   // Off (false) when no shell is: the tool would wait for ctx.shell forever.
   use(ToolShell, config['tool-shell'])
@@ -113,6 +118,29 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   // can plant a grant; made only once everything started, so a failed boot leaves nothing behind.
   const grants = config['user-approval'] && config['user-approval'].grants
   if (grants && config['shell-sandbox']) await mkdir(dirname(grants), { recursive: true, mode: 0o700 }).catch(() => {})
+}
+
+/** Every file that decides what the model may do, or records what it did; the grants' `.dshkit` folder is denied whole. */
+function policyFiles(config: ReturnType<typeof Config.parse>, record: string[]): string[] {
+  const { roots } = config['fs-sandbox'] || FsSandbox.Config.parse(undefined)
+  const project = resolve(roots[0] ?? '.')
+  const grants = config['user-approval'] && config['user-approval'].grants
+  // The grants and the accepted hook settings sit in a hidden `.dshkit`; listed too, so a second hard link to them is refused.
+  const own = [...(grants ? [grants] : []), resolve(project, ACCEPTED_HOOKS)]
+  const all = [...record, ...own, ...config.protect.map((file) => resolve(project, file)), ...HOOK_SETTINGS.map((file) => resolve(project, file))]
+  // Outside the writable roots no tool writes anyway, and hiding a program cordis.yml names (`shell: /bin/bash`) would break it.
+  const writable = roots.map(real)
+  return all.filter((file) => writable.some((root) => isWithin(real(file), root) || isWithin(resolve(file), root)))
+}
+
+const isWithin = (path: string, root: string) => path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`)
+
+const real = (path: string) => {
+  try {
+    return realpathSync(resolve(path))
+  } catch {
+    return resolve(path)
+  }
 }
 
 /** shell-sandbox confines by fs-sandbox's roots, read-only roots and deny globs (its defaults when fs-sandbox is off), plus `extraDeny`. */

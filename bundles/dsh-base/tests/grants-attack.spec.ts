@@ -45,9 +45,15 @@ test('a grants file the model could write (inside a sandbox root, outside .dshki
   expect(issue.message).toContain(join(root, 'grants.json'))
   expect(issue.message).toMatch(/\.dshkit/)
   expect(await rejection(ctx.plugin(DshBase, config))).toBeInstanceOf(Error)
-  // Where the tools cannot write: under a .dshkit folder of the root, in a read-only root, or outside every root.
-  for (const grants of [join(root, '.dshkit', 'g.json'), join(root, 'sub', '.dshkit', 'g.json'), join(dir, 'elsewhere', 'g.json')]) {
+  // Where the tools cannot write: in the root's own .dshkit folder, in a read-only root, or outside every root.
+  for (const grants of [join(root, '.dshkit', 'g.json'), join(root, '.dshkit', 'team', 'g.json'), join(dir, 'elsewhere', 'g.json')]) {
     expect(Config.safeParse({ ...config, 'user-approval': { grants } }).success).toBe(true)
+  }
+  // A .dshkit folder below another folder of the root: one `mv sub x && mkdir -p sub/.dshkit` and the path holds the model's file.
+  for (const grants of [join(root, 'sub', '.dshkit', 'g.json'), join(root, 'a', 'b', '.dshkit', 'grants.json'), join(root, '.dshkit')]) {
+    const refused = Config.safeParse({ ...config, 'user-approval': { grants } })
+    expect(refused.success).toBe(false)
+    expect(refused.error!.issues[0].message).toMatch(/rename a folder above it/)
   }
   const readOnly = join(root, 'conf')
   expect(

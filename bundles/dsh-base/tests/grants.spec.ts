@@ -39,7 +39,8 @@ test('grants live in <first root>/.dshkit/grants.json, which the fs tools are de
   expect(parsed['fs-sandbox'] && parsed['fs-sandbox'].deny).toEqual(['**/.env*', '**/.git/**', '**/.dshkit/**'])
   expect(Config.parse(parsed)).toEqual(parsed)
   expect(Config.parse({ ...base(), 'user-approval': { grants: '/elsewhere/g.json' } })['user-approval']).toMatchObject({ grants: '/elsewhere/g.json' })
-  expect(Config.parse({ ...base(), 'user-approval': false })['fs-sandbox']).toMatchObject({ deny: ['**/.env*', '**/.git/**'] })
+  // Without grants the folder still holds the accepted hook settings (.dshkit/hooks-accepted.json): hidden all the same.
+  expect(Config.parse({ ...base(), 'user-approval': false })['fs-sandbox']).toMatchObject({ deny: ['**/.env*', '**/.git/**', '**/.dshkit/**'] })
 })
 
 test('an "always" answer lands in the project file and is honoured; the model cannot write the file, by fs tool or sandboxed shell', async () => {

@@ -6,6 +6,7 @@ import { log } from './commands/log.js'
 import { rewind } from './commands/rewind.js'
 import { replay } from './commands/replay.js'
 import { listGrants, revokeGrant } from './commands/grants.js'
+import { acceptHooks } from './commands/hooks.js'
 import { mcpServe } from './commands/mcp.js'
 import { run } from './commands/run.js'
 import { stats } from './commands/stats.js'
@@ -89,6 +90,10 @@ export async function main(argv: string[]): Promise<number> {
         if (rest[0] !== 'revoke' || rest.length !== 2) throw new UsageError('grants takes no argument (list) or `revoke ID`')
         return await revokeGrant(rest[1], where)
       }
+      case 'hooks':
+        if (values.file && values.root) throw new UsageError('hooks takes --file or --root, not both')
+        if (rest[0] !== 'accept' || rest.length !== 1) throw new UsageError('hooks takes one subcommand: accept')
+        return acceptHooks({ file: values.file, root: values.root, json: values.json })
       case 'log':
         if (rest.length !== 1) throw new UsageError('log takes exactly one SESSION.jsonl file')
         return await log({ file: rest[0], json: values.json })

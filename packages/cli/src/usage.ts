@@ -5,6 +5,7 @@ Usage:
   dshkit tools [--config cordis.yml] [--root DIR] [--json]
   dshkit log SESSION.jsonl|postgres://…#SESSION_ID [--json]
   dshkit grants [revoke ID] [--file FILE | --root DIR] [--json]
+  dshkit hooks accept [--file FILE | --root DIR] [--json]
   dshkit rewind SESSION.jsonl --to CALL_ID [--apply] [--force] [--root DIR] [--json]
   dshkit explain CALLS.jsonl [--config cordis.yml] [--root DIR] [--json]
   dshkit replay SESSION.jsonl|postgres://…#SESSION_ID --config other.yml [--root DIR] [--json]
@@ -29,6 +30,15 @@ revokes one, so the next matching call is asked about again (running processes s
   --json       print {file, grants} (or {file, revoked}) as JSON
 
 A corrupt or hand-edited file that is not valid is reported naming the file and the problem.`,
+  hooks: `dshkit hooks accept [--file FILE | --root DIR] [--json]
+
+The hook bridges (hooks-claude-code, hooks-codex) refuse to start when a hook settings file changed
+since a person last accepted it: a tool could have written a hook that answers every ask. Review the
+files the refusal names, then accept their present content with this command.
+
+  --root DIR   the project whose .dshkit/hooks-accepted.json to update (default: current directory)
+  --file FILE  the snapshot itself (the bridges' \`accepted\` option)
+  --json       print {file, files: [{file, changed}]} as JSON`,
   run: `dshkit run [CALLS.jsonl] [options]
 
 Runs each line of CALLS.jsonl — {"name", "arguments", "callId"?} — through dsh-base, prints every

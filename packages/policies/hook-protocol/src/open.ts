@@ -6,6 +6,7 @@ import type { MatcherDialect } from './matcher.js'
 import type { OnError } from './merge.js'
 import { HookSettingsError } from './settings.js'
 import { loadHookSources, type HookSourceFile } from './sources.js'
+import { ACCEPTED_FILE, checkAccepted } from './accepted.js'
 
 export interface OpenHookBridgeOptions {
   /** Plugin name, used in sources and log lines. */
@@ -32,6 +33,8 @@ export interface OpenHookBridgeOptions {
   /** `permission_mode` of every payload, read when an event fires. */
   permissionMode?: () => string
   logger: HookBridgeLogger
+  /** The snapshot of accepted settings files (relative to `projectDir`; default `.dshkit/hooks-accepted.json`), or false for none. */
+  accepted?: string | false
   /** What PreToolUse hooks do in a dry run: `report` (default, not run) or `run` (see HookBridgeOptions). */
   dryRun?: 'report' | 'run'
 }
@@ -48,7 +51,16 @@ export function openHookBridge(options: OpenHookBridgeOptions) {
     ...(options.configPath === undefined ? [] : [{ kind: 'config' as const, file: options.configPath, required: true }]),
   ]
   const sources = listed.map((source) => ({ ...source, file: resolve(projectDir, source.file) }))
+  // A settings file changed since a person accepted it is refused before it is parsed (a hook could answer every ask).
+  const record =
+    options.accepted === false
+      ? () => {}
+      : checkAccepted(
+          resolve(projectDir, options.accepted ?? ACCEPTED_FILE),
+          sources.map((s) => s.file),
+        )
   const { settings, missing, notes } = loadHookSources(sources, options.label, options.dialect ?? 'claude-code')
+  record()
   const { logger } = options
   if (missing.length) logger.info('no settings file at %s (skipped)', missing.join(', '))
   for (const note of notes) logger.warn(note)

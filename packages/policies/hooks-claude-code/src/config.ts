@@ -35,6 +35,10 @@ export const Config = strictConfig({
   projectDir: z.string().min(1).optional(),
   onError: z.enum(['deny', 'allow']).default('deny'),
   // Hooks are external commands that may have side effects: a dry run (ctx.tools.explain) lists them without running them unless told.
+  // Claude Code's way: settings changed since a person last accepted them are refused at start (`dshkit hooks accept`).
+  accepted: z
+    .union([z.literal(false), z.string().min(1)], { error: 'accepted is the snapshot file of accepted settings (relative to projectDir), or false' })
+    .optional(),
   dryRun: z.enum(['report', 'run'], { error: 'dryRun must be "report" (hooks are not run in a dry run) or "run"' }).default('report'),
   timeout: z.number().positive('timeout must be a positive number of seconds').optional(),
   toolNames: z.record(z.string(), ToolName).default({}),
