@@ -51,6 +51,49 @@ test('a browser Origin is refused even with the right token, unless listed in ht
   expect((await post(endpoint.url, body, { ...auth, origin: 'http://localhost:5173' })).status).toBe(200)
 })
 
+test("this server's own loopback origin is allowed; every other origin, loopback ones on other ports or schemes included, is refused", async () => {
+  const { endpoint } = await serveHttp()
+  const body = JSON.stringify(initialize)
+  const auth = { authorization: `Bearer ${endpoint.token}` }
+  const p = endpoint.port
+  for (const own of [`http://127.0.0.1:${p}`, `http://localhost:${p}`, `http://[::1]:${p}`])
+    expect((await post(endpoint.url, body, { ...auth, origin: own })).status, own).toBe(200)
+  const foreign = [
+    `http://127.0.0.1:${p + 1}`,
+    `http://localhost:${p === 9999 ? 9998 : 9999}`,
+    `https://127.0.0.1:${p}`,
+    `http://127.0.0.1:${p}/`,
+    `http://127.0.0.1:${p}.evil.example`,
+    `http://evil.example:${p}`,
+    `http://127.0.0.2:${p}`,
+    `http://user@127.0.0.1:${p}`,
+    'http://127.0.0.1',
+    'null',
+  ]
+  for (const origin of foreign) expect((await post(endpoint.url, body, { ...auth, origin })).status, origin).toBe(403)
+})
+
+test('http.tokenInUrl: /mcp/<token> stands for the header (constant-time, same token); off by default', async () => {
+  const body = JSON.stringify(initialize)
+  const off = (await serveHttp()).endpoint
+  expect(off.tokenUrl).toBeUndefined()
+  expect((await post(`${off.url}/${off.token}`, body, {})).status).toBe(401)
+  const { endpoint } = await serveHttp({ http: { tokenInUrl: true } })
+  expect(endpoint.tokenUrl).toBe(`${endpoint.url}/${endpoint.token}`)
+  expect((await post(endpoint.tokenUrl!, body, {})).status).toBe(200)
+  for (const wrong of [
+    `${endpoint.url}/${endpoint.token.slice(0, -1)}`,
+    `${endpoint.url}/${endpoint.token}x`,
+    `${endpoint.url}/`,
+    `${endpoint.url}/${endpoint.token}/x`,
+  ])
+    expect((await post(wrong, body, {})).status, wrong).toBe(401)
+  expect((await post(`${endpoint.url}x/${endpoint.token}`, body, {})).status).toBe(401)
+  // The header still works, and a foreign Origin is refused with the token in the URL too.
+  expect((await post(endpoint.url, body, { authorization: `Bearer ${endpoint.token}` })).status).toBe(200)
+  expect((await post(endpoint.tokenUrl!, body, { origin: 'https://evil.example' })).status).toBe(403)
+})
+
 test('a Host header that is not this loopback server (DNS rebinding) is refused', async () => {
   const { endpoint } = await serveHttp()
   const auth = { authorization: `Bearer ${endpoint.token}` }
