@@ -34,8 +34,8 @@ export class McpConnection implements LogSink {
   private transport: Transport | undefined
   private readonly disposers: (() => void)[] = []
   private held: false | 'held' | 'changed' = false
-  /** Calls whose arguments as sent carry a `__proto__` key the SDK's schema dropped (see raw.ts). */
-  private readonly rawArguments = new Map<RequestId, Record<string, unknown>>()
+  /** Calls whose arguments as sent the SDK would not pass on: a `__proto__` key its schema drops (see raw.ts), a non-object. */
+  private readonly rawArguments = new Map<RequestId, unknown>()
   /** Request ids the client has in flight: a request reusing one is refused (see `guardRequestIds`). */
   private readonly inFlight = new Set<RequestId>()
   /** Calls still running, so closing waits until each one's result is recorded. */
@@ -65,8 +65,8 @@ export class McpConnection implements LogSink {
       const callId = `mcp-${randomUUID()}`
       const { name } = request.params
       const raw = this.rawArguments.get(extra.requestId)
+      const args = this.rawArguments.has(extra.requestId) ? raw : (request.params.arguments ?? {})
       this.rawArguments.delete(extra.requestId)
-      const args = raw ?? request.params.arguments ?? {}
       this.calls.set(callId, { requestId: extra.requestId })
       try {
         // The SDK aborts this signal on notifications/cancelled and when the transport closes.
@@ -152,6 +152,7 @@ export class McpConnection implements LogSink {
           }).catch(() => {})
         }
         this.inFlight.add(m.id)
+        return void dispatch?.(this.takeOddParams(m.id, message), extra)
       }
       dispatch?.(message, extra)
       // A cancelled request gets no response: its id is free again (its call was aborted).
@@ -166,6 +167,25 @@ export class McpConnection implements LogSink {
       }
       return send(message, options)
     }
+  }
+
+  /**
+   * A `tools/call` whose `arguments` is not an object (a string, a list, null) or whose `name` is not a string
+   * would fail the SDK's schema with a protocol error and never reach the pipeline. The SDK gets `{}` and the
+   * name as JSON text instead, and the call runs with the arguments as sent: the registry refuses it as a
+   * recorded `isError` result, like any other bad call.
+   */
+  private takeOddParams(id: RequestId, message: JSONRPCMessage): JSONRPCMessage {
+    const m = message as { method?: string; params?: unknown }
+    if (m.method !== 'tools/call' || typeof m.params !== 'object' || m.params === null) return message
+    const params = m.params as { name?: unknown; arguments?: unknown }
+    const args = params.arguments
+    const oddArgs = args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))
+    const oddName = typeof params.name !== 'string'
+    if (!oddArgs && !oddName) return message
+    if (oddArgs) this.rawArguments.set(id, args)
+    const name = oddName ? (JSON.stringify(params.name) ?? '') : params.name
+    return { ...message, params: { ...params, name, ...(oddArgs ? { arguments: {} } : {}) } } as JSONRPCMessage
   }
 
   /** Every call still running has settled (they were aborted), or 5 s passed: a tool that ignores its signal cannot hold a shutdown. */

@@ -2,6 +2,7 @@ import { request } from 'node:http'
 import { afterEach, expect, test } from 'vitest'
 import { ValidationError } from 'cordis'
 import { cleanup, eventually } from '@dshkit/testing'
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { httpClient, serveHttp, textOf } from './helpers.js'
 
 afterEach(cleanup)
@@ -144,6 +145,40 @@ test('an unknown tool, arguments the schema refuses and a __proto__ key are erro
   expect(({} as any).polluted).toBeUndefined()
   const noArgs = await client.callTool({ name: 'echo' })
   expect((noArgs._meta as any)['dshkit/result'].error.code).toBe('INVALID_ARGS')
+  expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'fine' } }))).toBe('fine')
+})
+
+test('a tools/call whose arguments are not an object or whose name is not a string is a recorded isError result, not a protocol error', async () => {
+  const { ctx, endpoint } = await serveHttp()
+  const { client } = await httpClient(endpoint)
+  const odd: [unknown, unknown, string][] = [
+    ['echo', 'notobject', 'INVALID_ARGS'],
+    ['echo', 42, 'INVALID_ARGS'],
+    ['echo', true, 'INVALID_ARGS'],
+    ['echo', null, 'INVALID_ARGS'],
+    ['echo', [], 'INVALID_ARGS'],
+    ['echo', ['text', 'x'], 'INVALID_ARGS'],
+    [42, { text: 'x' }, 'UNKNOWN_TOOL'],
+    [null, { text: 'x' }, 'UNKNOWN_TOOL'],
+    [{ name: 'echo' }, { text: 'x' }, 'UNKNOWN_TOOL'],
+    [['echo'], 'notobject', 'UNKNOWN_TOOL'],
+    [undefined, { text: 'x' }, 'UNKNOWN_TOOL'],
+  ]
+  for (const [name, args, code] of odd) {
+    const what = JSON.stringify({ name, args })
+    const result: any = await client.request({ method: 'tools/call', params: { name, arguments: args } } as any, CallToolResultSchema)
+    expect(result.isError, what).toBe(true)
+    expect(result._meta['dshkit/result'].error.code, what).toBe(code)
+    expect(textOf(result), what).not.toMatch(/\n/)
+    const callId = result._meta['dshkit/result'].callId
+    expect(
+      ctx.session
+        .events()
+        .filter((e: any) => e.callId === callId)
+        .map((e: any) => e.type),
+      what,
+    ).toEqual(['tool/call', 'tool/result'])
+  }
   expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'fine' } }))).toBe('fine')
 })
 
