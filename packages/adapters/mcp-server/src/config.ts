@@ -15,6 +15,11 @@ export const Config = strictConfig({
     token: z.string().min(32, 'http.token must be at least 32 characters (or leave it out for a random one)').optional(),
     /** Browser Origins allowed to call (exact, e.g. "http://localhost:5173"); by default a request with any Origin is refused. */
     allowedOrigins: z.array(z.string().url('each allowedOrigins entry must be an origin URL like "http://localhost:5173"')).default([]),
+    /**
+     * Also take the token as the path's last segment, `/mcp/<token>`, for clients that cannot send an Authorization
+     * header (the MCP conformance suite). Off by default: a URL ends up in logs and process lists, so treat it as the secret.
+     */
+    tokenInUrl: z.boolean().default(false),
     /** Listen on a non-loopback host and accept non-loopback peers (the token is still required). */
     allowRemote: z.boolean().default(false),
     /** A session with no request open (no call, no GET stream) for this long is closed: its client left without DELETE. */

@@ -3,9 +3,10 @@ import type { Context } from 'cordis'
 import type { ToolExecutionResult, ToolRuntime } from '@dshkit/tools'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { Config } from './config.js'
 import { elicitationResponder, type CallOrigin } from './elicit.js'
+import { callScope, LogGate, type LogLine, type LogSink } from './log.js'
 import { toCallToolResult } from './result.js'
 import { listTools } from './tool-list.js'
 
@@ -24,15 +25,17 @@ interface Approval {
 const SETTLE_MS = 5000
 
 /** One MCP client: an SDK `Server` on one transport, serving the registry through the pipeline. */
-export class McpConnection {
+export class McpConnection implements LogSink {
   readonly server: Server
+  private readonly logGate = new LogGate()
+  private initialized = false
   /** Calls in flight by callId, so approval questions go to the client that made the call. */
   private readonly calls = new Map<string, CallOrigin>()
   private transport: Transport | undefined
   private readonly disposers: (() => void)[] = []
   private held: false | 'held' | 'changed' = false
-  /** Calls whose arguments as sent carry a `__proto__` key the SDK's schema dropped (see raw.ts). */
-  private readonly rawArguments = new Map<RequestId, Record<string, unknown>>()
+  /** Calls whose arguments as sent the SDK would not pass on: a `__proto__` key its schema drops (see raw.ts), a non-object. */
+  private readonly rawArguments = new Map<RequestId, unknown>()
   /** Request ids the client has in flight: a request reusing one is refused (see `guardRequestIds`). */
   private readonly inFlight = new Set<RequestId>()
   /** Calls still running, so closing waits until each one's result is recorded. */
@@ -50,22 +53,24 @@ export class McpConnection {
     const server = (this.server = new Server(
       { name: config.name, version: '0.1.0' },
       {
-        capabilities: { tools: { listChanged: true } },
+        capabilities: { tools: { listChanged: true }, logging: {} },
         instructions: 'Tools served by dshkit: every call runs through its permission rules, sandbox, hooks, approval, timeouts and session log.',
       },
     ))
     const tools = ctx.tools
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools(tools) }))
+    // Replaces the SDK's own handler: the level is this connection's (one client each), applied in `log`.
+    server.setRequestHandler(SetLevelRequestSchema, (request) => ((this.logGate.level = request.params.level), {}))
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const callId = `mcp-${randomUUID()}`
       const { name } = request.params
       const raw = this.rawArguments.get(extra.requestId)
+      const args = this.rawArguments.has(extra.requestId) ? raw : (request.params.arguments ?? {})
       this.rawArguments.delete(extra.requestId)
-      const args = raw ?? request.params.arguments ?? {}
       this.calls.set(callId, { requestId: extra.requestId })
       try {
         // The SDK aborts this signal on notifications/cancelled and when the transport closes.
-        const running = this.execute(callId, name, args, extra.signal)
+        const running = callScope.run({ sink: this, requestId: extra.requestId }, () => this.execute(callId, name, args, extra.signal))
         this.running.add(running)
         try {
           return toCallToolResult(callId, await running)
@@ -77,6 +82,7 @@ export class McpConnection {
       }
     })
     server.oninitialized = () => {
+      this.initialized = true
       const approval = ctx.get('approval') as Approval | undefined
       if (config.elicitation && server.getClientCapabilities()?.elicitation && typeof approval?.respond === 'function') {
         this.disposers.push(approval.respond(elicitationResponder(server, this.calls)))
@@ -88,6 +94,13 @@ export class McpConnection {
       void this.settled().then(this.closedResolve)
     }
     server.onerror = (error) => ctx.logger('mcp-server').warn(`${label}: ${error.message}`)
+  }
+
+  /** A plugin's log line as `notifications/message`; one written during a call of this client travels on that call's stream. */
+  log(line: LogLine, requestId?: RequestId): void {
+    if (!this.initialized) return
+    for (const params of this.logGate.admit(line))
+      this.server.notification({ method: 'notifications/message', params }, requestId === undefined ? {} : { relatedRequestId: requestId }).catch(() => {})
   }
 
   /** Through the agent loop when there is one (the call is in the session log before it runs), else the registry. */
@@ -139,6 +152,7 @@ export class McpConnection {
           }).catch(() => {})
         }
         this.inFlight.add(m.id)
+        return void dispatch?.(this.takeOddParams(m.id, message), extra)
       }
       dispatch?.(message, extra)
       // A cancelled request gets no response: its id is free again (its call was aborted).
@@ -153,6 +167,25 @@ export class McpConnection {
       }
       return send(message, options)
     }
+  }
+
+  /**
+   * A `tools/call` whose `arguments` is not an object (a string, a list, null) or whose `name` is not a string
+   * would fail the SDK's schema with a protocol error and never reach the pipeline. The SDK gets `{}` and the
+   * name as JSON text instead, and the call runs with the arguments as sent: the registry refuses it as a
+   * recorded `isError` result, like any other bad call.
+   */
+  private takeOddParams(id: RequestId, message: JSONRPCMessage): JSONRPCMessage {
+    const m = message as { method?: string; params?: unknown }
+    if (m.method !== 'tools/call' || typeof m.params !== 'object' || m.params === null) return message
+    const params = m.params as { name?: unknown; arguments?: unknown }
+    const args = params.arguments
+    const oddArgs = args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))
+    const oddName = typeof params.name !== 'string'
+    if (!oddArgs && !oddName) return message
+    if (oddArgs) this.rawArguments.set(id, args)
+    const name = oddName ? (JSON.stringify(params.name) ?? '') : params.name
+    return { ...message, params: { ...params, name, ...(oddArgs ? { arguments: {} } : {}) } } as JSONRPCMessage
   }
 
   /** Every call still running has settled (they were aborted), or 5 s passed: a tool that ignores its signal cannot hold a shutdown. */

@@ -19,6 +19,8 @@ export interface HttpEndpoint {
   url: string
   /** Send as `Authorization: Bearer <token>` on every request. */
   token: string
+  /** With config `http.tokenInUrl`: `url` + `/<token>`, for clients that cannot send headers (a secret, like the token). */
+  tokenUrl?: string
   port: number
   close(): Promise<void>
 }
@@ -59,11 +61,13 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
     if (!http.allowRemote && !isLoopbackAddress(req.socket.remoteAddress)) return [403, 'only loopback clients may connect']
     if (!http.allowRemote && !isLocalHost(req.headers.host, port)) return [403, `Host ${JSON.stringify(req.headers.host ?? '')} is not this loopback server`]
     const origin = req.headers.origin
-    if (origin !== undefined && !http.allowedOrigins.includes(origin))
+    if (origin !== undefined && !http.allowedOrigins.includes(origin) && !isOwnOrigin(origin, port))
       return [403, `Origin ${JSON.stringify(origin)} is not allowed (mcp-server http.allowedOrigins)`]
-    const given = Buffer.from(req.headers.authorization ?? '')
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname
+    const inPath = http.tokenInUrl && pathname.startsWith('/mcp/') ? pathname.slice('/mcp/'.length) : undefined
+    const given = Buffer.from(inPath === undefined ? (req.headers.authorization ?? '') : `Bearer ${inPath}`)
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return [401, 'missing or wrong token: send Authorization: Bearer <token>']
-    if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return [404, 'the MCP endpoint is /mcp']
+    if (pathname !== '/mcp' && inPath === undefined) return [404, 'the MCP endpoint is /mcp']
   }
 
   const server = createServer((req, res) => {
@@ -155,9 +159,11 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
   })
   port = (server.address() as AddressInfo).port
   const shownHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
+  const url = `http://${shownHost}:${port}/mcp`
   return {
-    url: `http://${shownHost}:${port}/mcp`,
+    url,
     token,
+    ...(http.tokenInUrl ? { tokenUrl: `${url}/${token}` } : {}),
     port,
     async close() {
       for (const { idle } of sessions.values()) clearTimeout(idle)
@@ -173,6 +179,12 @@ function isLocalHost(header: string | undefined, port: number): boolean {
   if (!header) return false
   const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(header)
   return !!match && LOOPBACK_HOSTS.has(match[1].toLowerCase()) && Number(match[2]) === port
+}
+
+/** A page at this very server's loopback address (which serves no pages) is not a foreign site: its Origin is allowed. */
+function isOwnOrigin(origin: string, port: number): boolean {
+  const match = /^http:\/\/(\[::1\]|127\.0\.0\.1|localhost)(?::(\d+))?$/i.exec(origin)
+  return !!match && Number(match[2]) === port
 }
 
 function isInitialize(body: unknown): boolean {

@@ -4,6 +4,7 @@ import type { Config } from './config.js'
 import { McpConnection, type Loop, type Services } from './connection.js'
 import { listenHttp, type HttpEndpoint, type ListenOptions } from './http.js'
 import { StdioTransport, type StdioOptions } from './stdio.js'
+import { callScope, logLine } from './log.js'
 import { registryFingerprint, sameRegistry } from './tool-list.js'
 
 declare module 'cordis' {
@@ -18,6 +19,8 @@ export class McpServerService extends Service {
   private readonly endpoints = new Set<HttpEndpoint>()
   private seen: unknown[]
   private readonly services: Services
+  /** Set while a log line is being forwarded: a line logged by the forwarding itself is not forwarded again. */
+  private forwarding = false
 
   constructor(
     ctx: Context,
@@ -39,6 +42,8 @@ export class McpServerService extends Service {
       return () => clearInterval(timer)
     }, 'mcp-server: watch the tool list')
     ctx.effect(() => () => void this.closeAll(), 'mcp-server: close connections')
+    // Every plugin's log lines (debug included) reach the clients, each one filtered by the level it set.
+    ctx.logger.exporter({ levels: { default: 3 }, export: (message) => this.forwardLog(message) })
   }
 
   /** Serves one client on any MCP SDK transport; resolves once connected. */
@@ -79,6 +84,19 @@ export class McpServerService extends Service {
     this.connections.add(connection)
     connection.closed.then(() => this.connections.delete(connection))
     return connection
+  }
+
+  private forwardLog(message: Parameters<typeof logLine>[0]) {
+    if (this.forwarding || !this.connections.size) return
+    this.forwarding = true
+    try {
+      const line = logLine(message)
+      const call = callScope.getStore()
+      if (call) call.sink.log(line, call.requestId)
+      else for (const connection of this.connections) connection.log(line)
+    } finally {
+      this.forwarding = false
+    }
   }
 
   private checkRegistry() {

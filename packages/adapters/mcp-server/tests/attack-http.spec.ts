@@ -2,6 +2,7 @@ import { request } from 'node:http'
 import { afterEach, expect, test } from 'vitest'
 import { ValidationError } from 'cordis'
 import { cleanup, eventually } from '@dshkit/testing'
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { httpClient, serveHttp, textOf } from './helpers.js'
 
 afterEach(cleanup)
@@ -49,6 +50,49 @@ test('a browser Origin is refused even with the right token, unless listed in ht
   expect(JSON.parse(evil.body).error.message).toMatch(/Origin "https:\/\/evil.example" is not allowed/)
   expect((await post(endpoint.url, body, { ...auth, origin: 'null' })).status).toBe(403)
   expect((await post(endpoint.url, body, { ...auth, origin: 'http://localhost:5173' })).status).toBe(200)
+})
+
+test("this server's own loopback origin is allowed; every other origin, loopback ones on other ports or schemes included, is refused", async () => {
+  const { endpoint } = await serveHttp()
+  const body = JSON.stringify(initialize)
+  const auth = { authorization: `Bearer ${endpoint.token}` }
+  const p = endpoint.port
+  for (const own of [`http://127.0.0.1:${p}`, `http://localhost:${p}`, `http://[::1]:${p}`])
+    expect((await post(endpoint.url, body, { ...auth, origin: own })).status, own).toBe(200)
+  const foreign = [
+    `http://127.0.0.1:${p + 1}`,
+    `http://localhost:${p === 9999 ? 9998 : 9999}`,
+    `https://127.0.0.1:${p}`,
+    `http://127.0.0.1:${p}/`,
+    `http://127.0.0.1:${p}.evil.example`,
+    `http://evil.example:${p}`,
+    `http://127.0.0.2:${p}`,
+    `http://user@127.0.0.1:${p}`,
+    'http://127.0.0.1',
+    'null',
+  ]
+  for (const origin of foreign) expect((await post(endpoint.url, body, { ...auth, origin })).status, origin).toBe(403)
+})
+
+test('http.tokenInUrl: /mcp/<token> stands for the header (constant-time, same token); off by default', async () => {
+  const body = JSON.stringify(initialize)
+  const off = (await serveHttp()).endpoint
+  expect(off.tokenUrl).toBeUndefined()
+  expect((await post(`${off.url}/${off.token}`, body, {})).status).toBe(401)
+  const { endpoint } = await serveHttp({ http: { tokenInUrl: true } })
+  expect(endpoint.tokenUrl).toBe(`${endpoint.url}/${endpoint.token}`)
+  expect((await post(endpoint.tokenUrl!, body, {})).status).toBe(200)
+  for (const wrong of [
+    `${endpoint.url}/${endpoint.token.slice(0, -1)}`,
+    `${endpoint.url}/${endpoint.token}x`,
+    `${endpoint.url}/`,
+    `${endpoint.url}/${endpoint.token}/x`,
+  ])
+    expect((await post(wrong, body, {})).status, wrong).toBe(401)
+  expect((await post(`${endpoint.url}x/${endpoint.token}`, body, {})).status).toBe(401)
+  // The header still works, and a foreign Origin is refused with the token in the URL too.
+  expect((await post(endpoint.url, body, { authorization: `Bearer ${endpoint.token}` })).status).toBe(200)
+  expect((await post(endpoint.tokenUrl!, body, { origin: 'https://evil.example' })).status).toBe(403)
 })
 
 test('a Host header that is not this loopback server (DNS rebinding) is refused', async () => {
@@ -101,6 +145,40 @@ test('an unknown tool, arguments the schema refuses and a __proto__ key are erro
   expect(({} as any).polluted).toBeUndefined()
   const noArgs = await client.callTool({ name: 'echo' })
   expect((noArgs._meta as any)['dshkit/result'].error.code).toBe('INVALID_ARGS')
+  expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'fine' } }))).toBe('fine')
+})
+
+test('a tools/call whose arguments are not an object or whose name is not a string is a recorded isError result, not a protocol error', async () => {
+  const { ctx, endpoint } = await serveHttp()
+  const { client } = await httpClient(endpoint)
+  const odd: [unknown, unknown, string][] = [
+    ['echo', 'notobject', 'INVALID_ARGS'],
+    ['echo', 42, 'INVALID_ARGS'],
+    ['echo', true, 'INVALID_ARGS'],
+    ['echo', null, 'INVALID_ARGS'],
+    ['echo', [], 'INVALID_ARGS'],
+    ['echo', ['text', 'x'], 'INVALID_ARGS'],
+    [42, { text: 'x' }, 'UNKNOWN_TOOL'],
+    [null, { text: 'x' }, 'UNKNOWN_TOOL'],
+    [{ name: 'echo' }, { text: 'x' }, 'UNKNOWN_TOOL'],
+    [['echo'], 'notobject', 'UNKNOWN_TOOL'],
+    [undefined, { text: 'x' }, 'UNKNOWN_TOOL'],
+  ]
+  for (const [name, args, code] of odd) {
+    const what = JSON.stringify({ name, args })
+    const result: any = await client.request({ method: 'tools/call', params: { name, arguments: args } } as any, CallToolResultSchema)
+    expect(result.isError, what).toBe(true)
+    expect(result._meta['dshkit/result'].error.code, what).toBe(code)
+    expect(textOf(result), what).not.toMatch(/\n/)
+    const callId = result._meta['dshkit/result'].callId
+    expect(
+      ctx.session
+        .events()
+        .filter((e: any) => e.callId === callId)
+        .map((e: any) => e.type),
+      what,
+    ).toEqual(['tool/call', 'tool/result'])
+  }
   expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'fine' } }))).toBe('fine')
 })
 

@@ -135,11 +135,11 @@ test('a __proto__-keyed request reusing an in-flight id is refused without handi
   expect(answered.result).toMatchObject({ isError: false, content: [{ text: 'mine' }] })
 })
 
-test('a __proto__-keyed call the SDK refuses (no tool name) leaves nothing behind for the next request with its id', async () => {
+test('a __proto__-keyed call with no tool name is refused (unknown tool) and leaves nothing behind for the next request with its id', async () => {
   const { lines, stdin, send } = await stdioPair()
   stdin.write('{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"arguments":{"__proto__":{"x":1}}}}\n')
   await eventually(() => expect(lines()).toHaveLength(2))
-  expect(lines()[1]).toMatchObject({ id: 8, error: {} })
+  expect(lines()[1]).toMatchObject({ id: 8, result: { isError: true, _meta: { 'dshkit/result': { error: { code: 'UNKNOWN_TOOL' } } } } })
   send(call(8, 'echo', { text: 'clean' }))
   await eventually(() => expect(lines()).toHaveLength(3))
   expect(lines()[2].result).toMatchObject({ isError: false, content: [{ text: 'clean' }] })

@@ -53,6 +53,7 @@ async function serve(options: McpServeOptions, protocol: Writable | undefined): 
       const endpoint = await server.listen({ port: options.http, token: process.env.DSHKIT_MCP_TOKEN || undefined })
       say(`serving ${ctx.tools.list().length} tools over MCP (Streamable HTTP) at ${endpoint.url}`)
       say(`send the header  Authorization: Bearer ${endpoint.token}`)
+      if (endpoint.tokenUrl) say(`or use the URL  ${endpoint.tokenUrl}  (http.tokenInUrl; keep it secret)`)
       say(`stop with Ctrl-C${logged}`)
       await stop
       await endpoint.close()
