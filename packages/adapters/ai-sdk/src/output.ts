@@ -1,4 +1,5 @@
-import type { ContentBlock, JsonValue, ToolExecutionResult } from '@dshkit/tools'
+import { joinText, type ContentBlock, type JsonValue, type ToolExecutionResult } from '@dshkit/tools'
+import { modelContent } from '@dshkit/agent-loop'
 
 /** What a dshkit tool's `execute` resolves with in the AI SDK (the UI's `output`); `toModelOutput` renders it. */
 export interface DshkitToolOutput {
@@ -12,14 +13,6 @@ export interface DshkitToolOutput {
 type ModelOutput = { type: 'text'; value: string } | { type: 'content'; value: ({ type: 'text'; text: string } | ModelFile)[] }
 type ModelFile = { type: 'file'; mediaType: string; data: { type: 'data'; data: string } }
 
-/** The blocks the model reads for a result: its own content, then what its additional contexts add. */
-export function modelBlocks(result: ToolExecutionResult): ContentBlock[] {
-  const contexts = result.additionalContexts ?? []
-  return contexts.length ? [...result.content, ...contexts.flatMap((context) => context.content)] : [...result.content]
-}
-
-const textOf = (blocks: readonly ContentBlock[]) => blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n')
-
 /**
  * A failed dshkit result, thrown so the SDK records a `tool-error`. The SDK shows the model `String(error)`, which
  * is the result's own text (`Error: <message>`), not `Error: Error: …`.
@@ -30,12 +23,12 @@ export class DshkitToolError extends Error {
     super(result.error.message)
   }
   override toString(): string {
-    return textOf(modelBlocks(this.result))
+    return joinText(modelContent(this.result))
   }
 }
 
 export function toolOutput(result: ToolExecutionResult & { isError: false }, concludesTurn: boolean): DshkitToolOutput {
-  const output: DshkitToolOutput = { content: modelBlocks(result), value: result.value }
+  const output: DshkitToolOutput = { content: modelContent(result), value: result.value }
   if (concludesTurn) output.concludesTurn = true
   return output
 }
@@ -43,7 +36,7 @@ export function toolOutput(result: ToolExecutionResult & { isError: false }, con
 /** Text alone stays text; images go as media (file parts with their type), which vision models read. */
 export function toModelOutput({ output }: { output: DshkitToolOutput }): ModelOutput {
   const { content } = output
-  if (content.every((block) => block.type === 'text')) return { type: 'text', value: textOf(content) }
+  if (content.every((block) => block.type === 'text')) return { type: 'text', value: joinText(content) }
   return {
     type: 'content',
     value: content.map((block) =>

@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import { jsonSchema, tool, type StopCondition, type ToolSet } from 'ai'
-import { FrameworkApprovals, StepBatcher } from '@dshkit/agent-loop'
+import { FrameworkApprovals, frameworkSchemas, requireLoop, StepBatcher } from '@dshkit/agent-loop'
 import { DshkitToolError, toModelOutput, toolOutput, type DshkitToolOutput } from './output.js'
 
 export interface DshkitToolsOptions {
@@ -18,10 +18,10 @@ export interface DshkitToolsOptions {
  * Every call goes through `ctx.loop.executeToolCalls`; the calls of one step run as one batch.
  */
 export function dshkitTools(ctx: Context, options: DshkitToolsOptions = {}): ToolSet {
-  const loop = requireLoop(ctx)
+  const loop = requireLoop(ctx, 'dshkitTools')
   const batcher = new StepBatcher((calls, batch) => loop().executeToolCalls(calls, batch))
   const approvals = (options.approval ?? 'framework') === 'framework' ? FrameworkApprovals.for(ctx) : undefined
-  const schemas = selected(ctx, options.only)
+  const schemas = frameworkSchemas(ctx, options.only, 'dshkitTools')
   const tools: ToolSet = {}
   for (const { name, description, inputSchema } of schemas) {
     tools[name] = tool<any, DshkitToolOutput, any>({
@@ -45,19 +45,3 @@ export function dshkitTools(ctx: Context, options: DshkitToolsOptions = {}): Too
 /** A `stopWhen` condition: the last step's dshkit batch concluded the turn (`concludesTurn`). */
 export const turnConcluded: StopCondition<any> = ({ steps }) =>
   steps.at(-1)?.toolResults.some((part) => (part.output as Partial<DshkitToolOutput> | undefined)?.concludesTurn === true) ?? false
-
-function requireLoop(ctx: Context) {
-  if (!ctx.get('loop') || !ctx.get('tools')) {
-    throw new Error('dshkitTools(ctx) needs ctx.tools and ctx.loop (@dshkit/agent-loop; dsh-base has both): await ctx.plugin(DshBase) first')
-  }
-  // Looked up per batch, so a restarted loop service is the one used.
-  return () => ctx.get('loop')!
-}
-
-function selected(ctx: Context, only: string[] | undefined) {
-  const schemas = ctx.tools.schemas()
-  if (!only) return schemas
-  const missing = only.filter((name) => !schemas.some((schema) => schema.name === name))
-  if (missing.length) throw new Error(`dshkitTools: no tool named ${missing.map((name) => JSON.stringify(name)).join(', ')} is registered; check options.only`)
-  return schemas.filter((schema) => only.includes(schema.name))
-}
