@@ -34,13 +34,18 @@ export function dshkitAgentTools(ctx: Context, options: DshkitAgentToolsOptions 
       // Not strict: dshkit's schemas keep optional keys optional, and dshkit's own schema judges the arguments.
       parameters: inputSchema as any,
       strict: false,
-      ...(approvals && { needsApproval: (_run: unknown, input: unknown, callId?: string) => approvals.needsApproval(name, callId ?? '', input) }),
+      ...(approvals && { needsApproval: (run: object, input: unknown, callId?: string) => approvals.needsApproval(name, callId ?? '', input, run) }),
       errorFunction: (_run, error) => String(error),
       execute: async (input, run, details) => {
         const callId = details?.toolCall?.callId ?? randomUUID()
         approvals?.running(callId, input)
+        // The SDK starts each call once its own approval check is done: wait for the turn's other checks, so its calls arrive together.
+        if (approvals && run) await approvals.checked(run)
         // The run's context is the same object for every call of the run: the step's identity.
-        const { result, concludesTurn } = await batcher.submit({ callId, name, arguments: input }, { step: run ?? undefined, signal: details?.signal })
+        const { result, concludesTurn } = await batcher.submit(
+          { callId, name, arguments: input },
+          { step: run ?? undefined, signal: details?.signal, order: approvals?.order(callId) },
+        )
         if (result.isError) throw new DshkitToolError(result)
         if (concludesTurn) remember(callId)
         return agentOutput(result)

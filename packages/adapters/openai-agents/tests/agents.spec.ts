@@ -105,3 +105,20 @@ test('a result that concludes the turn ends the run through dshkitToolUseBehavio
   expect(result.finalOutput).toBe('bye')
   expect(model.requests).toHaveLength(1)
 })
+
+test("a turn whose calls take the SDK's approval checks different times still runs as one batch", async () => {
+  const { ctx, root } = await harness()
+  const model = new FakeModel([
+    [call('r1', 'fs_list', { path: root }), call('x1', 'fs_read', { path: '/etc/passwd' }), call('r2', 'probe_read', { id: '2' })],
+    [say('done')],
+  ])
+  await run(agentWith(ctx, model), 'go')
+  expect(ctx.session.events().map((e: any) => `${e.type} ${e.callId}`)).toEqual([
+    'tool/call r1',
+    'tool/call x1',
+    'tool/call r2',
+    'tool/result r1',
+    'tool/result x1',
+    'tool/result r2',
+  ])
+})

@@ -18,6 +18,12 @@ const byContext = new WeakMap<Context, FrameworkApprovals>()
 export class FrameworkApprovals {
   private readonly asked = new Map<string, string>()
   private readonly approved = new Map<string, string>()
+  // The checks still running per step: a framework that starts each call once its own check is done would otherwise
+  // hand a step's calls over in parts (the dry run does file-system work), and the parts would be separate batches.
+  private readonly checking = new WeakMap<object, Set<Promise<boolean>>>()
+  // The order the framework checked calls in: the model's order, even when it then starts them in another.
+  private readonly checkOrder = new Map<string, string>()
+  private checks = 0
 
   /** One per context, so adapters made again and again add one responder, not one each. */
   static for(ctx: Context): FrameworkApprovals {
@@ -41,8 +47,31 @@ export class FrameworkApprovals {
     })
   }
 
-  /** Whether a policy would ask about this call; if so the framework's user answers instead. */
-  async needsApproval(name: string, callId: string, input: unknown): Promise<boolean> {
+  /** Whether a policy would ask about this call; if so the framework's user answers instead. `step` as for StepBatcher. */
+  needsApproval(name: string, callId: string, input: unknown, step?: object): Promise<boolean> {
+    remember(this.checkOrder, callId, String(this.checks++))
+    const check = this.judge(name, callId, input)
+    if (!step) return check
+    let running = this.checking.get(step)
+    if (!running) this.checking.set(step, (running = new Set()))
+    const tracked = running
+    tracked.add(check)
+    return check.finally(() => tracked.delete(check))
+  }
+
+  /** Resolves once every check of this step started so far has settled: await it before handing a call to the batcher. */
+  async checked(step: object): Promise<void> {
+    const running = this.checking.get(step)
+    if (running?.size) await Promise.allSettled([...running])
+  }
+
+  /** The call's place among the calls checked (the model's order), for StepBatcher's `order`. */
+  order(callId: string): number | undefined {
+    const order = this.checkOrder.get(callId)
+    return order === undefined ? undefined : Number(order)
+  }
+
+  private async judge(name: string, callId: string, input: unknown): Promise<boolean> {
     const { decision } = await this.ctx.tools.explain({ callId, name, arguments: input })
     if (decision.kind !== 'ask') return false
     remember(this.asked, callId, JSON.stringify(input))

@@ -14,6 +14,8 @@ export interface SubmitOptions {
   step?: object
   /** The framework's abort signal for this call; calls with different signals never share a batch. */
   signal?: AbortSignal
+  /** The call's place in the model's order, when the framework hands calls over in another order; a batch runs sorted by it (ties and calls without it keep arrival order). */
+  order?: number
 }
 
 /** One call's share of the batch it ran in. */
@@ -36,6 +38,7 @@ interface OpenBatch {
   key: object
   signal: AbortSignal | undefined
   calls: ToolCall[]
+  orders: number[]
   waiters: Waiter[]
 }
 
@@ -52,19 +55,20 @@ export class StepBatcher {
   constructor(private readonly run: RunBatch) {}
 
   /** Resolves with the call's result once its batch ran; rejects only if `run` itself rejected. */
-  submit(call: ToolCall, { step, signal }: SubmitOptions = {}): Promise<BatchedResult> {
+  submit(call: ToolCall, { step, signal, order }: SubmitOptions = {}): Promise<BatchedResult> {
     const key = step ?? signal ?? this
     let batch = this.open.find((open) => open.key === key && open.signal === signal)
     if (!batch) {
-      const opened: OpenBatch = { key, signal, calls: [], waiters: [] }
+      const opened: OpenBatch = { key, signal, calls: [], orders: [], waiters: [] }
       this.open.push(opened)
       // setImmediate runs after every microtask of this macrotask: all calls a framework starts together are in.
       setImmediate(() => this.flush(opened))
       batch = opened
     }
-    const { calls, waiters } = batch
+    const { calls, orders, waiters } = batch
     return new Promise<BatchedResult>((resolve, reject) => {
       calls.push(call)
+      orders.push(order ?? Number.POSITIVE_INFINITY)
       waiters.push({ resolve, reject })
     })
   }
@@ -72,15 +76,22 @@ export class StepBatcher {
   private flush(batch: OpenBatch) {
     this.open.splice(this.open.indexOf(batch), 1)
     const before = this.tails.get(batch.key) ?? Promise.resolve()
-    const ran = before.then(() => this.run(batch.calls, { signal: batch.signal }))
+    // Model order: positions sorted by `order` (a stable sort keeps arrival order for ties).
+    const sorted = batch.calls.map((_, i) => i).sort((a, b) => batch.orders[a] - batch.orders[b] || a - b)
+    const ran = before.then(() =>
+      this.run(
+        sorted.map((i) => batch.calls[i]),
+        { signal: batch.signal },
+      ),
+    )
     this.tails.set(
       batch.key,
       ran.catch(() => undefined),
     )
     ran.then(
       (outcome) => {
-        batch.waiters.forEach((waiter, index) => {
-          waiter.resolve({ result: outcome.results[index], concludesTurn: outcome.concludesTurn, outcome, index })
+        sorted.forEach((arrival, index) => {
+          batch.waiters[arrival].resolve({ result: outcome.results[index], concludesTurn: outcome.concludesTurn, outcome, index })
         })
       },
       (error) => {
