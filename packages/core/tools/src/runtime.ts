@@ -67,7 +67,8 @@ export class ToolRuntime extends Service {
    * or observer. Never rejects: resolves to `{ decision, arguments, trace, … }` (see Explanation).
    */
   readonly explain: (input: ExecuteInput | PreparedCall) => Promise<Explanation>
-  private readonly schemaCache = new WeakMap<ToolDefinition, Record<string, unknown>>()
+  /** Each definition's JSON Schema as JSON text: parsed per call, so every caller gets plain, unshared objects. */
+  private readonly schemaCache = new WeakMap<ToolDefinition, string>()
   private readonly watchers = new Set<(def: ToolDefinition) => void>()
   private readonly waiters: Waiters = new Set()
 
@@ -205,15 +206,18 @@ export class ToolRuntime extends Service {
   }
 
   private jsonSchema(def: ToolDefinition): Record<string, unknown> {
-    let schema = this.schemaCache.get(def)
-    if (!schema) {
+    let text = this.schemaCache.get(def)
+    if (text === undefined) {
+      let schema: unknown
       try {
-        schema = z.toJSONSchema(def.parameters as z.ZodType, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+        schema = z.toJSONSchema(def.parameters as z.ZodType, { io: 'input', unrepresentable: 'any' })
       } catch {
         schema = { type: 'object' } // a non-zod Standard Schema: we cannot describe it further
       }
-      this.schemaCache.set(def, schema)
+      // Through JSON: zod hangs a hidden `~standard` on the object, and frameworks that spot it treat the schema as zod's.
+      text = JSON.stringify(schema)
+      this.schemaCache.set(def, text)
     }
-    return schema
+    return JSON.parse(text)
   }
 }

@@ -44,6 +44,29 @@ test('schemas() gives name, description and JSON Schema from the zod parameters'
   ])
 })
 
+test('schemas() are plain JSON: no hidden zod keys, and each call gets its own copy', async () => {
+  const { ctx } = await setup()
+  await plug(ctx, 'p', (ctx) =>
+    ctx.tools.register(tool({ name: 'read', parameters: z.object({ path: z.string(), deep: z.object({ n: z.number() }) }), execute: () => 1 })),
+  )
+  const [first] = ctx.tools.schemas()
+  // Every object at every depth is a plain one whose own keys are all enumerable JSON (the Agents SDK refuses a schema carrying `~standard`).
+  const walk = (value: unknown): void => {
+    if (!value || typeof value !== 'object') return
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item)
+      return
+    }
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype)
+    expect(Reflect.ownKeys(value)).toEqual(Object.keys(value))
+    for (const inner of Object.values(value)) walk(inner)
+  }
+  walk(first.inputSchema)
+  expect(first.inputSchema).not.toHaveProperty(['~standard'])
+  ;(first.inputSchema.properties as any).path.type = 'number'
+  expect(ctx.tools.schemas()[0].inputSchema).toMatchObject({ properties: { path: { type: 'string' } } })
+})
+
 test('a disposed plugin takes its tools, listeners and guards with it', async () => {
   const { ctx } = await setup()
   await plug(ctx, 'owner', (ctx) => ctx.tools.register(echo))

@@ -1,0 +1,46 @@
+import { joinText, type ContentBlock, type JsonValue, type ToolExecutionResult } from '@dshkit/tools'
+import { modelContent } from '@dshkit/agent-loop'
+
+/** What a dshkit tool's `execute` resolves with in the AI SDK (the UI's `output`); `toModelOutput` renders it. */
+export interface DshkitToolOutput {
+  /** What the model reads: the result's content, then its additional contexts' content. */
+  content: ContentBlock[]
+  value: JsonValue
+  /** Set when the batch concluded the turn; `turnConcluded` stops the loop on it. */
+  concludesTurn?: true
+}
+
+type ModelOutput = { type: 'text'; value: string } | { type: 'content'; value: ({ type: 'text'; text: string } | ModelFile)[] }
+type ModelFile = { type: 'file'; mediaType: string; data: { type: 'data'; data: string } }
+
+/**
+ * A failed dshkit result, thrown so the SDK records a `tool-error`. The SDK shows the model `String(error)`, which
+ * is the result's own text (`Error: <message>`), not `Error: Error: …`.
+ */
+export class DshkitToolError extends Error {
+  override name = 'DshkitToolError'
+  constructor(readonly result: ToolExecutionResult & { isError: true }) {
+    super(result.error.message)
+  }
+  override toString(): string {
+    return joinText(modelContent(this.result))
+  }
+}
+
+export function toolOutput(result: ToolExecutionResult & { isError: false }, concludesTurn: boolean): DshkitToolOutput {
+  const output: DshkitToolOutput = { content: modelContent(result), value: result.value }
+  if (concludesTurn) output.concludesTurn = true
+  return output
+}
+
+/** Text alone stays text; images go as media (file parts with their type), which vision models read. */
+export function toModelOutput({ output }: { output: DshkitToolOutput }): ModelOutput {
+  const { content } = output
+  if (content.every((block) => block.type === 'text')) return { type: 'text', value: joinText(content) }
+  return {
+    type: 'content',
+    value: content.map((block) =>
+      block.type === 'text' ? { type: 'text', text: block.text } : { type: 'file', mediaType: block.mimeType, data: { type: 'data', data: block.data } },
+    ),
+  }
+}

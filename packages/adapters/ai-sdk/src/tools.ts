@@ -1,0 +1,47 @@
+import type { Context } from 'cordis'
+import { jsonSchema, tool, type StopCondition, type ToolSet } from 'ai'
+import { FrameworkApprovals, frameworkSchemas, requireLoop, StepBatcher } from '@dshkit/agent-loop'
+import { DshkitToolError, toModelOutput, toolOutput, type DshkitToolOutput } from './output.js'
+
+export interface DshkitToolsOptions {
+  /**
+   * Who answers a policy's `ask`: `'framework'` (default) marks the call `needsApproval`, so the app answers it
+   * with a `tool-approval-response`; `'dshkit'` leaves it to `ctx.approval`'s responders (terminal, web page, …).
+   */
+  approval?: 'framework' | 'dshkit'
+  /** Only these tools (default: every tool registered now). */
+  only?: string[]
+}
+
+/**
+ * The tools registered in `ctx.tools` as an AI SDK `ToolSet`, for `generateText`, `streamText` and `ToolLoopAgent`.
+ * Every call goes through `ctx.loop.executeToolCalls`; the calls of one step run as one batch.
+ */
+export function dshkitTools(ctx: Context, options: DshkitToolsOptions = {}): ToolSet {
+  const loop = requireLoop(ctx, 'dshkitTools')
+  const batcher = new StepBatcher((calls, batch) => loop().executeToolCalls(calls, batch))
+  const approvals = (options.approval ?? 'framework') === 'framework' ? FrameworkApprovals.for(ctx) : undefined
+  const schemas = frameworkSchemas(ctx, options.only, 'dshkitTools')
+  const tools: ToolSet = {}
+  for (const { name, description, inputSchema } of schemas) {
+    tools[name] = tool<any, DshkitToolOutput, any>({
+      description,
+      // No validate: dshkit's own schema judges the arguments (INVALID_ARGS), once, in the pipeline.
+      inputSchema: jsonSchema(inputSchema as Parameters<typeof jsonSchema>[0]),
+      ...(approvals && { needsApproval: (input: unknown, { toolCallId }: { toolCallId: string }) => approvals.needsApproval(name, toolCallId, input) }),
+      execute: async (input, { toolCallId, messages, abortSignal }) => {
+        approvals?.running(toolCallId, input)
+        // `messages` is the one array the SDK hands to every call of a step: the step's identity.
+        const { result, concludesTurn } = await batcher.submit({ callId: toolCallId, name, arguments: input }, { step: messages, signal: abortSignal })
+        if (result.isError) throw new DshkitToolError(result)
+        return toolOutput(result, concludesTurn)
+      },
+      toModelOutput,
+    })
+  }
+  return tools
+}
+
+/** A `stopWhen` condition: the last step's dshkit batch concluded the turn (`concludesTurn`). */
+export const turnConcluded: StopCondition<any> = ({ steps }) =>
+  steps.at(-1)?.toolResults.some((part) => (part.output as Partial<DshkitToolOutput> | undefined)?.concludesTurn === true) ?? false

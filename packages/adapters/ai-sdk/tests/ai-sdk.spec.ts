@@ -1,0 +1,125 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Context } from 'cordis'
+import { afterEach, expect, test } from 'vitest'
+import { z } from 'zod'
+import { generateText, isStepCount, type ModelMessage } from 'ai'
+import { cleanup, eventually, plug, psMatching, uniqueSleep } from '@dshkit/testing'
+import { DshkitToolError, dshkitTools, turnConcluded } from '../src/index.js'
+import { harness, mockModel, textStep, toolOutputsSeen, toolStep } from './helpers.js'
+
+afterEach(cleanup)
+
+const callsIn = (ctx: any) => ctx.session.events().filter((e: any) => e.type === 'tool/call')
+
+test('a denial reaches the model as a tool error with dshkit text, once "Error: " and no stack', async () => {
+  const { ctx } = await harness()
+  const model = mockModel(toolStep([['w1', 'fs_write', { path: '/etc/dshkit-nope', content: 'x' }]]), textStep('ok'))
+  const result = await generateText({ model, tools: dshkitTools(ctx), prompt: 'go', stopWhen: isStepCount(3) })
+  const error = result.steps[0].content.find((part) => part.type === 'tool-error') as any
+  expect(error.error).toBeInstanceOf(DshkitToolError)
+  expect(error.error.result.error.code).toBe('DENIED')
+  const seen = toolOutputsSeen(model, 1).w1
+  expect(seen.type).toBe('error-text')
+  expect(seen.value).toMatch(/^Error: (?!Error:).*outside/)
+  expect(callsIn(ctx)).toHaveLength(1)
+})
+
+for (const approved of [true, false]) {
+  test(`an ask goes through the SDK's approval flow: answered ${approved ? 'yes' : 'no'}`, async () => {
+    const { ctx, root } = await harness()
+    const tools = dshkitTools(ctx)
+    const path = join(root, 'ask', 'file.txt')
+    const model = mockModel(toolStep([['a1', 'fs_write', { path, content: 'hello' }]]), textStep('done'))
+    const first = await generateText({ model, tools, prompt: 'write it', stopWhen: isStepCount(3) })
+    const request = first.steps[0].content.find((part) => part.type === 'tool-approval-request') as any
+    expect(request.toolCall.toolCallId).toBe('a1')
+    expect(existsSync(path)).toBe(false)
+    const answer: ModelMessage = {
+      role: 'tool',
+      content: [{ type: 'tool-approval-response', approvalId: request.approvalId, approved, ...(!approved && { reason: 'not today' }) }],
+    }
+    const messages: ModelMessage[] = [{ role: 'user', content: 'write it' }, ...first.response.messages, answer]
+    await generateText({ model, tools, messages, stopWhen: isStepCount(3) })
+    expect(existsSync(path)).toBe(approved)
+    const seen = toolOutputsSeen(model, 1).a1
+    if (approved) {
+      expect(seen).toMatchObject({ type: 'text', value: expect.stringContaining('file.txt') })
+      // dshkit's own ask was recorded and answered yes for exactly this call.
+      const answered = ctx.session.events().filter((e: any) => e.type === 'approval/answered')
+      expect(answered).toMatchObject([{ callId: 'a1', decision: 'allow' }])
+    } else {
+      expect(seen).toMatchObject({ type: 'execution-denied', reason: 'not today' })
+      expect(callsIn(ctx)).toHaveLength(0)
+    }
+  })
+}
+
+test("with approval: 'dshkit' an ask goes to dshkit's responders (headless here: denied)", async () => {
+  const { ctx, root } = await harness()
+  const model = mockModel(toolStep([['a1', 'fs_write', { path: join(root, 'ask', 'f'), content: 'x' }]]), textStep('done'))
+  const result = await generateText({ model, tools: dshkitTools(ctx, { approval: 'dshkit' }), prompt: 'go', stopWhen: isStepCount(3) })
+  expect(result.steps[0].content.some((part) => part.type === 'tool-approval-request')).toBe(false)
+  expect(toolOutputsSeen(model, 1).a1).toMatchObject({ type: 'error-text', value: expect.stringMatching(/^Error: .*no one can approve here/) })
+})
+
+test("the SDK's abortSignal reaches a running shell: no process is left", async () => {
+  const { ctx } = await harness()
+  const sleep = uniqueSleep()
+  const controller = new AbortController()
+  const model = mockModel(toolStep([['s1', 'shell', { command: `sleep ${sleep}` }]]), textStep('never'))
+  const run = generateText({ model, tools: dshkitTools(ctx), prompt: 'go', abortSignal: controller.signal })
+  await eventually(() => expect(psMatching(`sleep ${sleep}`)).not.toHaveLength(0))
+  controller.abort(new Error('user pressed stop'))
+  // The SDK may end the run (stopWhen) or reject it; either way the body was cancelled, not left running.
+  await run.catch(() => undefined)
+  await eventually(() => expect(psMatching(`sleep ${sleep}`)).toEqual([]))
+  const results = ctx.session.events().filter((e: any) => e.type === 'tool/result')
+  expect(results).toMatchObject([{ callId: 's1', isError: true, error: { code: 'ABORTED' } }])
+})
+
+test('two write calls of one step never overlap; two read-only calls do; one batch, in model order', async () => {
+  const { ctx, probe } = await harness()
+  const model = mockModel(
+    toolStep([
+      ['w1', 'probe_write', { id: '1' }],
+      ['w2', 'probe_write', { id: '2' }],
+    ]),
+    toolStep([
+      ['r1', 'probe_read', { id: '1' }],
+      ['r2', 'probe_read', { id: '2' }],
+    ]),
+    textStep('done'),
+  )
+  await generateText({ model, tools: dshkitTools(ctx), prompt: 'go', stopWhen: isStepCount(4) })
+  expect(probe.maxInFlight).toEqual({ probe_write: 1, probe_read: 2 })
+  expect(ctx.session.events().map((e: any) => `${e.type} ${e.callId}`)).toEqual([
+    'tool/call w1',
+    'tool/result w1',
+    'tool/call w2',
+    'tool/result w2',
+    'tool/call r1',
+    'tool/call r2',
+    'tool/result r1',
+    'tool/result r2',
+  ])
+})
+
+test('a result that concludes the turn stops the loop through turnConcluded; without it the model is called again', async () => {
+  const { ctx } = await harness()
+  await plug(ctx, {
+    name: 'finisher',
+    inject: ['tools'],
+    apply: (ctx: Context) => {
+      ctx.tools.register({ name: 'finish', description: 'ends the turn', parameters: z.object({}), execute: (_args, run) => (run.concludeTurn(), 'bye') })
+    },
+  })
+  const tools = dshkitTools(ctx)
+  const stopped = mockModel(toolStep([['f1', 'finish', {}]]), textStep('not reached'))
+  const result = await generateText({ model: stopped, tools, prompt: 'go', stopWhen: [turnConcluded, isStepCount(5)] })
+  expect(stopped.doGenerateCalls).toHaveLength(1)
+  expect(result.steps[0].toolResults[0].output).toMatchObject({ concludesTurn: true, content: [{ type: 'text', text: 'bye' }] })
+  const going = mockModel(toolStep([['r1', 'probe_read', { id: '1' }]]), textStep('again'))
+  await generateText({ model: going, tools, prompt: 'go', stopWhen: [turnConcluded, isStepCount(5)] })
+  expect(going.doGenerateCalls).toHaveLength(2)
+})

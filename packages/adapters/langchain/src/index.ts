@@ -1,0 +1,2 @@
+export { dshkitLangChainTools, runToolCalls, type DshkitLangChainToolsOptions } from './tools.js'
+export { toolMessage } from './messages.js'

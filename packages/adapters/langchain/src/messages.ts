@@ -1,0 +1,21 @@
+import { ToolMessage } from '@langchain/core/messages'
+import { modelContent } from '@dshkit/agent-loop'
+import { joinText, type ToolExecutionResult } from '@dshkit/tools'
+
+/** One call's result as a ToolMessage: `status: 'error'` for any failure; text alone as a string, images as image blocks. */
+export function toolMessage(result: ToolExecutionResult, toolCallId: string, name: string): ToolMessage {
+  const blocks = modelContent(result)
+  const content = blocks.every((block) => block.type === 'text')
+    ? joinText(blocks)
+    : blocks.map((block) =>
+        block.type === 'text' ? { type: 'text' as const, text: block.text } : { type: 'image' as const, mimeType: block.mimeType, data: block.data },
+      )
+  return new ToolMessage({
+    tool_call_id: toolCallId,
+    name,
+    content,
+    status: result.isError ? 'error' : 'success',
+    // The whole dshkit result (value, error code, meta) for the app; the model reads only `content`.
+    artifact: result,
+  })
+}

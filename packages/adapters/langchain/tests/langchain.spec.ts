@@ -1,0 +1,111 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, expect, test } from 'vitest'
+import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage, type ToolMessage } from '@langchain/core/messages'
+import { FakeStreamingChatModel } from '@langchain/core/utils/testing'
+import { cleanup, eventually, psMatching, uniqueSleep } from '@dshkit/testing'
+import { dshkitLangChainTools, runToolCalls } from '../src/index.js'
+import { harness } from '../../test-harness.js'
+
+afterEach(cleanup)
+
+const asking = (calls: [string, string, Record<string, unknown>][]) =>
+  new AIMessage({ content: '', tool_calls: calls.map(([id, name, args]) => ({ id, name, args, type: 'tool_call' as const })) })
+/** A fake chat model answers its first response (tool calls from its first chunk) every time: one per turn. */
+const turn = (message: AIMessage) =>
+  new FakeStreamingChatModel({ sleep: 0, responses: [message], chunks: [new AIMessageChunk({ content: '', tool_calls: message.tool_calls ?? [] })] })
+
+test('a real loop with a fake chat model: the model asks, runToolCalls answers, the model reads the answers', async () => {
+  const { ctx, root } = await harness()
+  const history: BaseMessage[] = [new HumanMessage('write then read')]
+  const first = await turn(asking([['c1', 'fs_write', { path: join(root, 'a.txt'), content: 'hi' }]])).invoke(history)
+  history.push(first, ...(await runToolCalls(ctx, first as AIMessage)))
+  const last = history.at(-1) as ToolMessage
+  expect(last).toMatchObject({ tool_call_id: 'c1', status: 'success', name: 'fs_write' })
+  const second = await turn(new AIMessage('done')).invoke(history)
+  expect(second.content).toBe('done')
+})
+
+test('a denial is a ToolMessage with status error and dshkit text, once "Error: "', async () => {
+  const { ctx } = await harness()
+  const [message] = await runToolCalls(ctx, asking([['w1', 'fs_write', { path: '/etc/dshkit-nope', content: 'x' }]]))
+  expect(message.status).toBe('error')
+  expect(message.content).toMatch(/^Error: (?!Error:).*outside/)
+  expect((message.artifact as any).error.code).toBe('DENIED')
+})
+
+for (const approved of [true, false]) {
+  test(`an ask is answered by dshkit's responders: ${approved ? 'yes' : 'no'}`, async () => {
+    const { ctx, root } = await harness()
+    ctx.approval.respond(() => (approved ? { kind: 'allow' } : { kind: 'deny', reason: 'not today' }))
+    const path = join(root, 'ask', 'file.txt')
+    const [message] = await runToolCalls(ctx, asking([['a1', 'fs_write', { path, content: 'hello' }]]))
+    expect(existsSync(path)).toBe(approved)
+    expect(message.status).toBe(approved ? 'success' : 'error')
+    if (!approved) expect(message.content).toMatch(/not today/)
+  })
+}
+
+test('abort reaches a running shell, through runToolCalls and through a tool invoked with a signal: no process is left', async () => {
+  const { ctx } = await harness()
+  const [shell] = dshkitLangChainTools(ctx, { only: ['shell'] })
+  for (const via of ['runToolCalls', 'invoke'] as const) {
+    const sleep = uniqueSleep()
+    const controller = new AbortController()
+    const call = { id: `s-${via}`, name: 'shell', args: { command: `sleep ${sleep}` }, type: 'tool_call' as const }
+    const running =
+      via === 'runToolCalls'
+        ? runToolCalls(ctx, new AIMessage({ content: '', tool_calls: [call] }), { signal: controller.signal })
+        : shell.invoke(call, { signal: controller.signal })
+    await eventually(() => expect(psMatching(`sleep ${sleep}`)).not.toHaveLength(0))
+    controller.abort(new Error('user pressed stop'))
+    await Promise.resolve(running).catch(() => undefined)
+    await eventually(() => expect(psMatching(`sleep ${sleep}`)).toEqual([]))
+  }
+  await eventually(() =>
+    expect(ctx.session.events().filter((e: any) => e.type === 'tool/result')).toMatchObject([{ error: { code: 'ABORTED' } }, { error: { code: 'ABORTED' } }]),
+  )
+})
+
+test('tools a ToolNode starts together run as one batch: two writes never overlap, two reads do', async () => {
+  const { ctx, probe } = await harness()
+  const tools = Object.fromEntries(dshkitLangChainTools(ctx).map((tool) => [tool.name, tool]))
+  const invokeAll = (calls: [string, string][]) =>
+    Promise.all(calls.map(([id, name]) => tools[name].invoke({ id, name, args: { id }, type: 'tool_call' as const })))
+  await invokeAll([
+    ['w1', 'probe_write'],
+    ['w2', 'probe_write'],
+  ])
+  await invokeAll([
+    ['r1', 'probe_read'],
+    ['r2', 'probe_read'],
+  ])
+  expect(probe.maxInFlight).toEqual({ probe_write: 1, probe_read: 2 })
+  expect(ctx.session.events().map((e: any) => `${e.type} ${e.callId}`)).toEqual([
+    'tool/call w1',
+    'tool/result w1',
+    'tool/call w2',
+    'tool/result w2',
+    'tool/call r1',
+    'tool/call r2',
+    'tool/result r1',
+    'tool/result r2',
+  ])
+})
+
+test('runToolCalls runs one message as one batch, in model order, and answers a call LangChain could not parse', async () => {
+  const { ctx, probe } = await harness()
+  const message = asking([
+    ['w1', 'probe_write', { id: '1' }],
+    ['w2', 'probe_write', { id: '2' }],
+  ])
+  message.invalid_tool_calls = [{ id: 'bad', name: 'probe_read', args: '{oops', type: 'invalid_tool_call', error: 'not JSON' }]
+  const messages = await runToolCalls(ctx, message)
+  expect(probe.maxInFlight.probe_write).toBe(1)
+  expect(messages.map((m) => [m.tool_call_id, m.status])).toEqual([
+    ['w1', 'success'],
+    ['w2', 'success'],
+    ['bad', 'error'],
+  ])
+  expect((messages[2].artifact as any).error.code).toBe('INVALID_ARGS')
+})

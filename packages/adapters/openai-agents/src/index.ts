@@ -1,0 +1,2 @@
+export { dshkitAgentTools, dshkitToolUseBehavior, type DshkitAgentToolsOptions } from './tools.js'
+export { DshkitToolError, type AgentToolOutput } from './output.js'

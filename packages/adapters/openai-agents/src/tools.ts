@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto'
+import type { Context } from 'cordis'
+import { tool, type FunctionToolResult, type Tool, type ToolsToFinalOutputResult } from '@openai/agents'
+import { FrameworkApprovals, frameworkSchemas, requireLoop, StepBatcher } from '@dshkit/agent-loop'
+import { joinText } from '@dshkit/tools'
+import { agentOutput, DshkitToolError } from './output.js'
+
+export interface DshkitAgentToolsOptions {
+  /**
+   * Who answers a policy's `ask`: `'framework'` (default) marks the call `needsApproval`, so the run stops with an
+   * interruption the app answers (`state.approve` / `state.reject`); `'dshkit'` leaves it to `ctx.approval`'s responders.
+   */
+  approval?: 'framework' | 'dshkit'
+  /** Only these tools (default: every tool registered now). */
+  only?: string[]
+}
+
+// Calls whose batch concluded the turn, until dshkitToolUseBehavior reads them (bounded: a run may never ask).
+const concluded = new Set<string>()
+const MAX_CONCLUDED = 10_000
+
+/**
+ * The tools registered in `ctx.tools` as Agents SDK function tools. Every call goes through
+ * `ctx.loop.executeToolCalls`; the calls of one model turn run as one batch.
+ */
+export function dshkitAgentTools(ctx: Context, options: DshkitAgentToolsOptions = {}): Tool[] {
+  const loop = requireLoop(ctx, 'dshkitAgentTools')
+  const batcher = new StepBatcher((calls, batch) => loop().executeToolCalls(calls, batch))
+  const approvals = (options.approval ?? 'framework') === 'framework' ? FrameworkApprovals.for(ctx) : undefined
+  return frameworkSchemas(ctx, options.only, 'dshkitAgentTools').map(({ name, description, inputSchema }) =>
+    tool({
+      name,
+      description,
+      // Not strict: dshkit's schemas keep optional keys optional, and dshkit's own schema judges the arguments.
+      parameters: inputSchema as any,
+      strict: false,
+      ...(approvals && { needsApproval: (run: object, input: unknown, callId?: string) => approvals.needsApproval(name, callId ?? '', input, run) }),
+      errorFunction: (_run, error) => String(error),
+      execute: async (input, run, details) => {
+        const callId = details?.toolCall?.callId ?? randomUUID()
+        approvals?.running(callId, input)
+        // The SDK starts each call once its own approval check is done: wait for the turn's other checks, so its calls arrive together.
+        if (approvals && run) await approvals.checked(run)
+        // The run's context is the same object for every call of the run: the step's identity.
+        const { result, concludesTurn } = await batcher.submit(
+          { callId, name, arguments: input },
+          { step: run ?? undefined, signal: details?.signal, order: approvals?.order(callId) },
+        )
+        if (result.isError) throw new DshkitToolError(result)
+        if (concludesTurn) remember(callId)
+        return agentOutput(result)
+      },
+    }),
+  )
+}
+
+/**
+ * An Agent's `toolUseBehavior`: the turn ends when a dshkit batch concluded it (`concludesTurn`); the final
+ * output is that call's text. Otherwise the model runs again, as by default.
+ */
+export function dshkitToolUseBehavior(_context: unknown, results: FunctionToolResult[]): ToolsToFinalOutputResult {
+  const hit = results.find((r) => r.type === 'function_output' && concluded.delete((r.runItem.rawItem as { callId: string }).callId))
+  if (!hit || hit.type !== 'function_output') return { isFinalOutput: false, isInterrupted: undefined }
+  const { output } = hit
+  return { isFinalOutput: true, isInterrupted: undefined, finalOutput: typeof output === 'string' ? output : joinText(output as any) }
+}
+
+function remember(callId: string) {
+  concluded.add(callId)
+  if (concluded.size > MAX_CONCLUDED) concluded.delete(concluded.values().next().value!)
+}

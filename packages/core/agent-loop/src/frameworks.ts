@@ -1,0 +1,29 @@
+import type { Context } from 'cordis'
+import type { ContentBlock, ToolExecutionResult, ToolSchema } from '@dshkit/tools'
+import type { AgentLoop } from './loop.js'
+
+/** For adapters: the loop, looked up per batch (a restarted loop service is the one used); throws when it is missing. */
+export function requireLoop(ctx: Context, caller: string): () => AgentLoop {
+  if (!ctx.get('loop') || !ctx.get('tools')) {
+    throw new Error(`${caller}(ctx) needs ctx.tools and ctx.loop (@dshkit/agent-loop; dsh-base has both): await ctx.plugin(DshBase) first`)
+  }
+  return () => ctx.get('loop')!
+}
+
+/** The schemas of the tools registered now, or of `only` (an unknown name throws, naming it). */
+export function frameworkSchemas(ctx: Context, only: readonly string[] | undefined, caller: string): ToolSchema[] {
+  const schemas = ctx.tools.schemas()
+  if (!only) return schemas
+  const missing = only.filter((name) => !schemas.some((schema) => schema.name === name))
+  if (missing.length) throw new Error(`${caller}: no tool named ${missing.map((name) => JSON.stringify(name)).join(', ')} is registered; check options.only`)
+  return schemas.filter((schema) => only.includes(schema.name))
+}
+
+/**
+ * What a framework shows the model for a result: its content, then its additional contexts' content (frameworks
+ * have no place for messages between the tool results and the next model call).
+ */
+export function modelContent(result: ToolExecutionResult): ContentBlock[] {
+  const contexts = result.additionalContexts ?? []
+  return contexts.length ? [...result.content, ...contexts.flatMap((context) => context.content)] : [...result.content]
+}
