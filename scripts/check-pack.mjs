@@ -92,6 +92,18 @@ async function checkManifests(tarballs) {
   }
 }
 
+/** The peers a user installs beside a tarball (the adapters' frameworks): npm's --legacy-peer-deps retry would leave them out. */
+async function userPeers(tarballs) {
+  const peers = new Map()
+  for (const tarball of tarballs) {
+    const { stdout } = await sh(`reading ${tarball}`, 'tar', ['-xzOf', tarball, 'package/package.json'])
+    for (const [name, range] of Object.entries(JSON.parse(stdout).peerDependencies ?? {})) {
+      if (!name.startsWith('@dshkit/') && name !== 'cordis') peers.set(name, range)
+    }
+  }
+  return [...peers].map(([name, range]) => `${name}@${range}`)
+}
+
 function esmCheck(packages) {
   return `import { Context } from 'cordis'
 const packages = ${JSON.stringify(packages.map(({ manifest, folder }) => ({ name: manifest.name, folder, bin: manifest.bin ?? null })))}
@@ -238,10 +250,16 @@ async function main() {
     await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'pack-check-project', version: '1.0.0', private: true, type: 'module' }, null, 2))
     const rootManifest = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'))
     const typesNode = rootManifest.devDependencies?.['@types/node'] ?? '^20'
+    const peers = await userPeers(files)
     const npm = (args) =>
-      sh('npm install of the tarballs', 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...args, ...files, `@types/node@${typesNode}`], {
-        cwd: project,
-      })
+      sh(
+        'npm install of the tarballs',
+        'npm',
+        ['install', '--no-audit', '--no-fund', '--loglevel=error', ...args, ...files, ...peers, `@types/node@${typesNode}`],
+        {
+          cwd: project,
+        },
+      )
     try {
       await npm([])
     } catch (error) {

@@ -61,6 +61,15 @@ export async function serveHttp(config: ConfigInput = {}, base: Record<string, u
       .reverse())
       await fiber.dispose()
   })
+  const seen: Seen = { aborted: new Set(), started: new Set() }
+  // Started before dsh-base, awaited after it: its permission policy checks its rules against these tools at start.
+  const testToolsUp = plug(ctx, {
+    name: 'test-tools',
+    inject: ['tools'],
+    apply: (ctx: Context) => {
+      for (const def of testTools(seen)) ctx.tools.register(def as ToolDefinition)
+    },
+  })
   await plug(ctx, DshBase, {
     'fs-sandbox': { roots: [root] },
     'shell-sandbox': false,
@@ -73,14 +82,7 @@ export async function serveHttp(config: ConfigInput = {}, base: Record<string, u
     },
     ...base,
   })
-  const seen: Seen = { aborted: new Set(), started: new Set() }
-  await plug(ctx, {
-    name: 'test-tools',
-    inject: ['tools'],
-    apply: (ctx: Context) => {
-      for (const def of testTools(seen)) ctx.tools.register(def as ToolDefinition)
-    },
-  })
+  await testToolsUp
   await plug(ctx, McpServer, config)
   const endpoint = await ctx.mcpServer.listen()
   onCleanup(() => endpoint.close())
