@@ -1,5 +1,7 @@
 // The composition every adapter's tests drive: shared here so the three adapters are tested against the same thing.
 import { Context } from 'cordis'
+import { expect } from 'vitest'
+import { z } from 'zod'
 import DshBase from '@dshkit/dsh-base'
 import { onCleanup, overlapProbe, plug, tempDir } from '@dshkit/testing'
 
@@ -29,4 +31,30 @@ export async function harness() {
 async function disposeAll(ctx: Context) {
   const fibers = [...ctx.registry.values()].flatMap((runtime) => [...runtime.fibers]).filter((fiber) => fiber.parent.fiber === ctx.fiber)
   for (const fiber of fibers.reverse()) await fiber.dispose()
+}
+
+/** One step of two probe writes (w1, w2) and two probe reads (r1, r2) was scheduled as one batch: writes apart, reads together, recorded in model order. */
+export function expectStepScheduled(ctx: Context, probe: ReturnType<typeof overlapProbe>) {
+  expect(probe.maxInFlight).toEqual({ probe_write: 1, probe_read: 2 })
+  expect(ctx.session.events().map((e) => `${e.type} ${'callId' in e ? e.callId : ''}`)).toEqual([
+    'tool/call w1',
+    'tool/result w1',
+    'tool/call w2',
+    'tool/result w2',
+    'tool/call r1',
+    'tool/call r2',
+    'tool/result r1',
+    'tool/result r2',
+  ])
+}
+
+/** Registers `finish`, a tool whose call concludes the turn and answers `bye`. */
+export function plugFinisher(ctx: Context) {
+  return plug(ctx, {
+    name: 'finisher',
+    inject: ['tools'],
+    apply: (ctx: Context) => {
+      ctx.tools.register({ name: 'finish', description: 'ends the turn', parameters: z.object({}), execute: (_args, run) => (run.concludeTurn(), 'bye') })
+    },
+  })
 }

@@ -1,2 +1,3 @@
 export { dshkitTools, turnConcluded, type DshkitToolsOptions } from './tools.js'
-export { DshkitToolError, type DshkitToolOutput } from './output.js'
+export type { DshkitToolOutput } from './output.js'
+export { DshkitToolError } from '@dshkit/agent-loop'

@@ -13,20 +13,6 @@ export interface DshkitToolOutput {
 type ModelOutput = { type: 'text'; value: string } | { type: 'content'; value: ({ type: 'text'; text: string } | ModelFile)[] }
 type ModelFile = { type: 'file'; mediaType: string; data: { type: 'data'; data: string } }
 
-/**
- * A failed dshkit result, thrown so the SDK records a `tool-error`. The SDK shows the model `String(error)`, which
- * is the result's own text (`Error: <message>`), not `Error: Error: …`.
- */
-export class DshkitToolError extends Error {
-  override name = 'DshkitToolError'
-  constructor(readonly result: ToolExecutionResult & { isError: true }) {
-    super(result.error.message)
-  }
-  override toString(): string {
-    return joinText(modelContent(this.result))
-  }
-}
-
 export function toolOutput(result: ToolExecutionResult & { isError: false }, concludesTurn: boolean): DshkitToolOutput {
   const output: DshkitToolOutput = { content: modelContent(result), value: result.value }
   if (concludesTurn) output.concludesTurn = true

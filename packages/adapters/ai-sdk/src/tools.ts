@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import { jsonSchema, tool, type StopCondition, type ToolSet } from 'ai'
-import { FrameworkApprovals, frameworkSchemas, requireLoop, StepBatcher } from '@dshkit/agent-loop'
-import { DshkitToolError, toModelOutput, toolOutput, type DshkitToolOutput } from './output.js'
+import { DshkitToolError, FrameworkApprovals, frameworkSchemas, requireLoop, StepBatcher } from '@dshkit/agent-loop'
+import { toModelOutput, toolOutput, type DshkitToolOutput } from './output.js'
 
 export interface DshkitToolsOptions {
   /**

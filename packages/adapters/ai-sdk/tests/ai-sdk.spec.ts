@@ -1,12 +1,10 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Context } from 'cordis'
 import { afterEach, expect, test } from 'vitest'
-import { z } from 'zod'
 import { generateText, isStepCount, type ModelMessage } from 'ai'
-import { cleanup, eventually, plug, psMatching, uniqueSleep } from '@dshkit/testing'
+import { cleanup, eventually, psMatching, uniqueSleep } from '@dshkit/testing'
 import { DshkitToolError, dshkitTools, turnConcluded } from '../src/index.js'
-import { harness, mockModel, textStep, toolOutputsSeen, toolStep } from './helpers.js'
+import { expectStepScheduled, harness, mockModel, plugFinisher, textStep, toolOutputsSeen, toolStep } from './helpers.js'
 
 afterEach(cleanup)
 
@@ -92,28 +90,12 @@ test('two write calls of one step never overlap; two read-only calls do; one bat
     textStep('done'),
   )
   await generateText({ model, tools: dshkitTools(ctx), prompt: 'go', stopWhen: isStepCount(4) })
-  expect(probe.maxInFlight).toEqual({ probe_write: 1, probe_read: 2 })
-  expect(ctx.session.events().map((e: any) => `${e.type} ${e.callId}`)).toEqual([
-    'tool/call w1',
-    'tool/result w1',
-    'tool/call w2',
-    'tool/result w2',
-    'tool/call r1',
-    'tool/call r2',
-    'tool/result r1',
-    'tool/result r2',
-  ])
+  expectStepScheduled(ctx, probe)
 })
 
 test('a result that concludes the turn stops the loop through turnConcluded; without it the model is called again', async () => {
   const { ctx } = await harness()
-  await plug(ctx, {
-    name: 'finisher',
-    inject: ['tools'],
-    apply: (ctx: Context) => {
-      ctx.tools.register({ name: 'finish', description: 'ends the turn', parameters: z.object({}), execute: (_args, run) => (run.concludeTurn(), 'bye') })
-    },
-  })
+  await plugFinisher(ctx)
   const tools = dshkitTools(ctx)
   const stopped = mockModel(toolStep([['f1', 'finish', {}]]), textStep('not reached'))
   const result = await generateText({ model: stopped, tools, prompt: 'go', stopWhen: [turnConcluded, isStepCount(5)] })

@@ -1,2 +1,3 @@
 export { dshkitAgentTools, dshkitToolUseBehavior, type DshkitAgentToolsOptions } from './tools.js'
-export { DshkitToolError, type AgentToolOutput } from './output.js'
+export type { AgentToolOutput } from './output.js'
+export { DshkitToolError } from '@dshkit/agent-loop'

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from 'cordis'
 import { tool, type FunctionToolResult, type Tool, type ToolsToFinalOutputResult } from '@openai/agents'
-import { FrameworkApprovals, frameworkSchemas, requireLoop, StepBatcher } from '@dshkit/agent-loop'
+import { DshkitToolError, FrameworkApprovals, frameworkSchemas, requireLoop, StepBatcher } from '@dshkit/agent-loop'
 import { joinText } from '@dshkit/tools'
-import { agentOutput, DshkitToolError } from './output.js'
+import { agentOutput } from './output.js'
 
 export interface DshkitAgentToolsOptions {
   /**
@@ -60,7 +60,7 @@ export function dshkitAgentTools(ctx: Context, options: DshkitAgentToolsOptions 
  */
 export function dshkitToolUseBehavior(_context: unknown, results: FunctionToolResult[]): ToolsToFinalOutputResult {
   const hit = results.find((r) => r.type === 'function_output' && concluded.delete((r.runItem.rawItem as { callId: string }).callId))
-  if (!hit || hit.type !== 'function_output') return { isFinalOutput: false, isInterrupted: undefined }
+  if (hit?.type !== 'function_output') return { isFinalOutput: false, isInterrupted: undefined }
   const { output } = hit
   return { isFinalOutput: true, isInterrupted: undefined, finalOutput: typeof output === 'string' ? output : joinText(output as any) }
 }

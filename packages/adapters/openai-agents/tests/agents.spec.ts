@@ -2,11 +2,10 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Context } from 'cordis'
 import { afterEach, expect, test } from 'vitest'
-import { z } from 'zod'
 import { Agent, run, setTracingDisabled } from '@openai/agents'
-import { cleanup, eventually, plug, psMatching, uniqueSleep } from '@dshkit/testing'
+import { cleanup, eventually, psMatching, uniqueSleep } from '@dshkit/testing'
 import { dshkitAgentTools, dshkitToolUseBehavior } from '../src/index.js'
-import { call, FakeModel, harness, say } from './helpers.js'
+import { call, expectStepScheduled, FakeModel, harness, plugFinisher, say } from './helpers.js'
 
 setTracingDisabled(true)
 afterEach(cleanup)
@@ -78,28 +77,12 @@ test('two write calls of one turn never overlap; two read-only calls do; one bat
     [say('done')],
   ])
   await run(agentWith(ctx, model), 'go')
-  expect(probe.maxInFlight).toEqual({ probe_write: 1, probe_read: 2 })
-  expect(ctx.session.events().map((e: any) => `${e.type} ${e.callId}`)).toEqual([
-    'tool/call w1',
-    'tool/result w1',
-    'tool/call w2',
-    'tool/result w2',
-    'tool/call r1',
-    'tool/call r2',
-    'tool/result r1',
-    'tool/result r2',
-  ])
+  expectStepScheduled(ctx, probe)
 })
 
 test('a result that concludes the turn ends the run through dshkitToolUseBehavior', async () => {
   const { ctx } = await harness()
-  await plug(ctx, {
-    name: 'finisher',
-    inject: ['tools'],
-    apply: (ctx: Context) => {
-      ctx.tools.register({ name: 'finish', description: 'ends the turn', parameters: z.object({}), execute: (_args, run) => (run.concludeTurn(), 'bye') })
-    },
-  })
+  await plugFinisher(ctx)
   const model = new FakeModel([[call('f1', 'finish', {})], [say('not reached')]])
   const result = await run(agentWith(ctx, model), 'go')
   expect(result.finalOutput).toBe('bye')

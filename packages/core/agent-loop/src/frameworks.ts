@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import type { ContentBlock, ToolExecutionResult, ToolSchema } from '@dshkit/tools'
+import { joinText, type ContentBlock, type ToolExecutionResult, type ToolSchema } from '@dshkit/tools'
 import type { AgentLoop } from './loop.js'
 
 /** For adapters: the loop, looked up per batch (a restarted loop service is the one used); throws when it is missing. */
@@ -26,4 +26,18 @@ export function frameworkSchemas(ctx: Context, only: readonly string[] | undefin
 export function modelContent(result: ToolExecutionResult): ContentBlock[] {
   const contexts = result.additionalContexts ?? []
   return contexts.length ? [...result.content, ...contexts.flatMap((context) => context.content)] : [...result.content]
+}
+
+/**
+ * A failed dshkit result, thrown inside a framework so it takes its tool-error path. Frameworks show the model
+ * `String(error)`: exactly dshkit's text (`Error: <message>`), not `Error: Error: …`; `.result` is the dshkit result.
+ */
+export class DshkitToolError extends Error {
+  override name = 'DshkitToolError'
+  constructor(readonly result: ToolExecutionResult & { isError: true }) {
+    super(result.error.message)
+  }
+  override toString(): string {
+    return joinText(modelContent(this.result))
+  }
 }

@@ -6,7 +6,7 @@ import { AgentLoop } from './loop.js'
 export { AgentLoop, type BatchOutcome, type ExecuteToolCallsOptions } from './loop.js'
 export { Config, type ConfigInput } from './config.js'
 export { FrameworkApprovals } from './framework-approvals.js'
-export { frameworkSchemas, modelContent, requireLoop } from './frameworks.js'
+export { DshkitToolError, frameworkSchemas, modelContent, requireLoop } from './frameworks.js'
 export { StepBatcher, type BatchedResult, type RunBatch, type SubmitOptions } from './step-batcher.js'
 export { isConcurrencySafe, type PlannedCall, type ToolCall } from './plan.js'
 
