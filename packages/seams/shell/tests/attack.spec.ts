@@ -216,3 +216,66 @@ test.each([['env -Q rm x'], ['timeout --frob 5 rm x'], ['xargs --max 1 rm x'], [
     expect(parsed(line).some((c) => c.opaque)).toBe(true)
   },
 )
+
+// Each line, run, deletes victim through a program that runs code or commands written in its own arguments (or read from stdin).
+test.each([
+  `awk 'BEGIN{system("rm victim")}'`,
+  `gawk -v x=1 'BEGIN{system("rm victim")}'`,
+  `perl -e 'unlink "victim"'`,
+  `perl -lne 1 -e 'system("rm victim")' /dev/null`,
+  `perl -Mstrict -e 'unlink "victim"'`,
+  `echo 'unlink "victim"' | perl`,
+  `perl - <<< 'unlink "victim"'`,
+  `python3 -c 'import os; os.remove("victim")'`,
+  `python3 -Sc 'import os; os.remove("victim")'`,
+  `python3 - <<< 'import os; os.remove("victim")'`,
+  `python3.12 /dev/stdin <<< 'import os; os.remove("victim")'`,
+  `node -e 'require("fs").rmSync("victim")'`,
+  `node --eval='require("fs").rmSync("victim")'`,
+  `node -p 'require("fs").rmSync("victim")'`,
+  `ruby -e 'File.delete("victim")'`,
+  `php -r 'unlink("victim");'`,
+  `echo | sed -n '1e rm victim'`,
+  `sed 's/.*/rm victim/e' f`,
+  `sed --expression='1e rm victim' f`,
+  `sed -f script.sed f`,
+  `git -c core.pager='rm victim' log`,
+  `git -c alias.x='!rm victim' x`,
+  `git --config-env=core.pager=X log`,
+  `tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm victim' f`,
+  `tar -xf a.tar --to-command='rm victim'`,
+  `tar -I 'rm victim' -xf a.tar`,
+  `tar -xIf 'rm victim' a.tar`,
+  `make -f /dev/stdin <<< $'a:\n\trm victim'`,
+  `make --eval=$'a:\n\trm victim' a`,
+  `gdb -batch -ex run --args rm victim`,
+  `npm exec -- rm victim`,
+  `pnpm dlx rimraf victim`,
+  `npx rimraf victim`,
+  `rsync -e 'rm victim' a b:`,
+  `vim -c '!rm victim' -c q`,
+  `vim '+!rm victim' f`,
+  `sqlite3 :memory: '.shell rm victim'`,
+  `ssh -o ProxyCommand='rm victim' h`,
+])('a program that runs code or commands written in its arguments is opaque: %s', (line) => {
+  expect(parsed(line).some((c) => c.opaque)).toBe(true)
+})
+
+test.each([
+  'awk -f prog.awk f',
+  'python3 script.py --flag',
+  'python3 -m pytest -q',
+  'perl -w script.pl',
+  'node --test',
+  "sed -n 's/a/b/gp' f",
+  "sed -i 's/a/b/' f",
+  "sed -e '1,3d' -e 's/x/y/' f",
+  "sed -n '/start/,/end/p' f",
+  'git log --oneline',
+  'git -C sub status',
+  'tar -xzf a.tgz',
+  'make test',
+  'npm test',
+])('the same programs running a file, or a script the judge reads as harmless, stay plain: %s', (line) => {
+  expect(parsed(line).every((c) => !c.opaque)).toBe(true)
+})

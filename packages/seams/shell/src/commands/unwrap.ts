@@ -1,5 +1,6 @@
 import { builtinProblem, OPAQUE, STEERING } from './builtins.js'
 import { splitWrapper } from './grammar.js'
+import { runnerProblem } from './runners.js'
 import type { Word } from './types.js'
 import { FOREIGN_SHELLS, LAUNCHERS, SHELLS, WRAPPERS } from './wrappers.js'
 
@@ -34,7 +35,7 @@ export function unwrap(words: Word[]): Unwrapped {
     if (Object.hasOwn(OPAQUE, name)) return opaque(OPAQUE[name])
     if (FOREIGN_SHELLS.has(name)) return opaque(`\`${name}\` expands words unlike bash, so its script is not read with a bash grammar`)
     if (LAUNCHERS.has(name)) return opaque(`\`${name}\` runs a command in a way the judge does not model`)
-    const problem = builtinProblem(name, argv.slice(1))
+    const problem = builtinProblem(name, argv.slice(1)) ?? runnerProblem(name, argv.slice(1))
     if (problem) return opaque(problem)
     if (SHELLS.has(name)) return shellScript(argv, wrappers, openEnded)
     const grammar = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined

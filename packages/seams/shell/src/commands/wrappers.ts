@@ -103,6 +103,12 @@ export const WRAPPERS: Record<string, Grammar> = {
 /** Programs that run another command in ways not modelled (a string through a shell, their own option grammars). */
 export const LAUNCHERS = new Set([
   'su',
+  'gdb',
+  'lldb',
+  'ssh',
+  'npx',
+  'pnpx',
+  'bunx',
   'script',
   'watch',
   'runuser',

@@ -119,6 +119,13 @@ function shell(rng: Rng, script: string): string {
     `timeout 5 sh -c ${q}`,
     `eval ${q}`,
     `x=${q}; eval "$x"`,
+    // Programs that run code written in their arguments or read from stdin.
+    `awk ${quote(`BEGIN{system(${JSON.stringify(script)})}`)}`,
+    `perl -e 'system($ARGV[0])' ${q}`,
+    `python3 -c 'import os,sys; os.system(sys.argv[1])' ${q}`,
+    `echo ${quote(`system(${JSON.stringify(script)})`)} | perl`,
+    `node -e 'require("child_process").execSync(process.argv[1])' ${q}`,
+    `echo | sed -n ${quote(`1e ${script.replace(/\n/g, ';')}`)}`,
   ])
 }
 
