@@ -1,3 +1,4 @@
+import { escapeControls } from '@dshkit/common'
 import { stat } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
@@ -125,7 +126,8 @@ export async function main(argv: string[]): Promise<number> {
 /** A sandbox root that does not exist would deny every call; say so before booting. */
 async function checkDirectory(dir: string) {
   const info = await stat(dir).catch(() => undefined)
-  if (!info?.isDirectory()) throw new Error(`--root ${dir}: ${info ? 'not a directory' : 'no such directory'}; pass the workspace folder the tools may use`)
+  if (!info?.isDirectory())
+    throw new Error(`--root ${escapeControls(dir)}: ${info ? 'not a directory' : 'no such directory'}; pass the workspace folder the tools may use`)
 }
 
 function usage(message: string) {

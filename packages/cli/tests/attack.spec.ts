@@ -208,3 +208,13 @@ test('Ctrl-C mid-run: the calls not started are not run, the run says so and exi
   expect(stderr).toMatch(/5000 call line\(s\), 0 input problem\(s\), interrupted: calls not started were not run/)
   expect(code).toBe(130)
 }, 60_000)
+
+test.each(['run', 'hooks'])('a --root whose name holds a newline or escapes is echoed on one escaped line (dshkit %s)', async (command) => {
+  const root = `/nonexistent/x\ndshkit: all good${ESC}[2J`
+  const args = command === 'run' ? ['run', '--root', root] : ['hooks', 'accept', '--root', root]
+  const { code, stderr } = await dshkit(args)
+  expect(code).toBe(1)
+  expect(stderr.trim().split('\n')).toHaveLength(1)
+  expect(stderr).toContain('\\x0a')
+  expect(stderr).not.toContain(ESC)
+})
