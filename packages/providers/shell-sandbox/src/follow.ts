@@ -9,21 +9,24 @@ import type { HiddenPaths } from './hidden.js'
  */
 export class HiddenObjects {
   private at = new Map<string, string>()
+  /** Identities hidden wherever they are, from the launch that found them moved until no launch finds them. */
+  private readonly followed = new Set<string>()
 
-  /** Identities no longer at the path they were hidden at (moved, or gone). */
-  moved(): Set<string> {
-    const moved = new Set<string>()
-    for (const [path, identity] of this.at) if (identityOf(path) !== identity) moved.add(identity)
-    return moved
+  /** The identities to hide wherever they are now: each one that ever left the path it was hidden at. */
+  follow(): Set<string> {
+    for (const [path, identity] of this.at) if (identityOf(path) !== identity) this.followed.add(identity)
+    return this.followed
   }
 
-  /** What a launch hides now is what the next one checks; an object found nowhere is forgotten. */
+  /** What a launch hides now is what the next one checks; an object found nowhere (deleted, moved out of every root) is forgotten. */
   remember(hidden: HiddenPaths) {
     this.at = new Map()
     for (const path of [...hidden.dirs, ...hidden.files]) {
       const identity = identityOf(path)
       if (identity) this.at.set(path, identity)
     }
+    const found = new Set(this.at.values())
+    for (const identity of this.followed) if (!found.has(identity)) this.followed.delete(identity)
   }
 }
 

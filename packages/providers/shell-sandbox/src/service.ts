@@ -57,7 +57,7 @@ export class SandboxShell extends ShellService {
       covers,
       limit: denyScanLimit,
       maxMounts: MAX_HIDDEN_MOUNTS,
-      follow: this.hiddenBefore.moved(),
+      follow: this.hiddenBefore.follow(),
     })
     this.hiddenBefore.remember(hidden)
     const where = bytesOf(nodePath.resolve(this.cwd, cwd ?? '.'))
