@@ -1,6 +1,6 @@
-import { realpathSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
-import { dirname, resolve, sep } from 'node:path'
+import { dirname, resolve } from 'node:path'
+import { isWithin, resolveRealPathSync } from '@dshkit/fs'
 import type { Context } from 'cordis'
 import Tools, { definePlugin } from '@dshkit/tools'
 import Session from '@dshkit/session'
@@ -11,7 +11,7 @@ import FsSandbox from '@dshkit/fs-sandbox'
 import ToolFs from '@dshkit/tool-fs'
 import FsCheckpoint from '@dshkit/fs-checkpoint'
 import PermissionPolicy from '@dshkit/permission-policy'
-import { ACCEPTED_HOOKS, HOOK_SETTINGS, pinnedFolders, policyGlobs, recordPaths, refuseLinkedPolicyFiles } from './record-files.js'
+import { ACCEPTED_HOOKS, HOOK_SETTINGS, pinnedFolders, policyGlobs, recordPaths, refuseLinkedPolicyFiles, spellingsOf } from './record-files.js'
 import UserApproval from '@dshkit/user-approval'
 import ApprovalWeb from '@dshkit/approval-web'
 import TimeoutPolicy from '@dshkit/timeout-policy'
@@ -79,8 +79,9 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   // Policy files (the record of what the agent did, the hook settings, cordis.yml and what it names): denied to the file
   // tools, hidden from the shell, their folders pinned so no rename above them unprotects them.
   const policy = policyFiles(config, recordPaths(jsonl ? (config.log ?? jsonl.path) : undefined, checkpointDir || undefined))
-  if (config['fs-sandbox'] || config['shell-sandbox']) refuseLinkedPolicyFiles(policy)
-  const rules = sharedRules(config, policyGlobs(policy))
+  const spelled = spellingsOf(policy)
+  if (config['fs-sandbox'] || config['shell-sandbox']) refuseLinkedPolicyFiles(spelled)
+  const rules = sharedRules(config, policyGlobs(spelled))
   plug(providers.fs)
   use(FsLocal, config['fs-local'])
   use(FsSandbox, config['fs-sandbox'] && { ...config['fs-sandbox'], deny: rules.deny })
@@ -88,7 +89,7 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   // A rewind touches only files under the roots the tools may write (a forged log could name any path).
   if (checkpoints && checkpointDir) use(FsCheckpoint, { roots: rules.roots, ...checkpoints, dir: checkpointDir })
   plug(providers.shell)
-  const pinned = pinnedFolders(policy, rules.roots.map(real)).filter((dir) => !rules.roots.includes(dir))
+  const pinned = pinnedFolders(spelled, rules.roots.map(real)).filter((dir) => !rules.roots.includes(dir))
   use(ShellSandbox, config['shell-sandbox'] && { ...rules, roots: [...rules.roots, ...pinned], ...config['shell-sandbox'] })
   use(ShellLocal, config['shell-local'] ?? false)
   // Off (false) when no shell is: the tool would wait for ctx.shell forever.
@@ -130,18 +131,14 @@ function policyFiles(config: ReturnType<typeof Config.parse>, record: string[]):
   const all = [...record, ...own, ...config.protect.map((file) => resolve(project, file)), ...HOOK_SETTINGS.map((file) => resolve(project, file))]
   // Outside the writable roots no tool writes anyway, and hiding a program cordis.yml names (`shell: /bin/bash`) would break it.
   const writable = roots.map(real)
-  return all.filter((file) => writable.some((root) => isWithin(real(file), root) || isWithin(resolve(file), root)))
+  return all.filter((file) => {
+    const spellings = [real(file), resolve(file)]
+    return writable.some((root) => spellings.some((spelling) => isWithin(spelling, root)))
+  })
 }
 
-const isWithin = (path: string, root: string) => path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`)
-
-const real = (path: string) => {
-  try {
-    return realpathSync(resolve(path))
-  } catch {
-    return resolve(path)
-  }
-}
+/** fs-sandbox's rule: the real path of the deepest existing folder, and the rest as written. */
+const real = (path: string) => resolveRealPathSync(resolve(path))
 
 /** shell-sandbox confines by fs-sandbox's roots, read-only roots and deny globs (its defaults when fs-sandbox is off), plus `extraDeny`. */
 function sharedRules(config: ReturnType<typeof Config.parse>, extraDeny: string[]) {

@@ -1,5 +1,6 @@
-import { lstatSync, realpathSync } from 'node:fs'
+import { lstatSync } from 'node:fs'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
+import { isWithin, resolveRealPathSync } from '@dshkit/fs'
 
 /** The hook settings files the bridges read in a project (relative to the first root): never the model's to write. */
 export const HOOK_SETTINGS = ['.claude/settings.json', '.claude/settings.local.json', '.codex/hooks.json', '.codex/config.toml']
@@ -10,16 +11,19 @@ export const ACCEPTED_HOOKS = '.dshkit/hooks-accepted.json'
 /** A path as a picomatch glob that matches only itself. */
 const literal = (path: string) => path.replace(/[\\*?[\]{}()!+@|]/g, '\\$&')
 
-/** Every spelling fs-sandbox and the shell may meet a path by: as given, and real (itself or its folder resolved). */
-function spellings(path: string): string[] {
-  const abs = resolve(path)
-  const all = new Set([abs])
-  for (const real of [() => realpathSync(abs), () => join(realpathSync(dirname(abs)), basename(abs))]) {
-    try {
-      all.add(real())
-    } catch {}
-  }
-  return [...all]
+/**
+ * Every spelling fs-sandbox and the shell may meet the policy files by: as given, real (fs-sandbox's own rule),
+ * and with only their folder resolved (a symlinked file by its own name). Computed once; the checks below take it.
+ */
+export function spellingsOf(paths: readonly string[]): string[] {
+  return [
+    ...new Set(
+      paths.flatMap((path) => {
+        const abs = resolve(path)
+        return [abs, resolveRealPathSync(abs), join(resolveRealPathSync(dirname(abs)), basename(abs))]
+      }),
+    ),
+  ]
 }
 
 /** The record of what the agent did (the session log, its lock, the before-images). */
@@ -30,13 +34,13 @@ export function recordPaths(log: string | undefined, checkpoints: string | undef
 }
 
 /** Deny globs for policy files: the model's own tools must neither widen its policy nor erase the record of what it did. */
-export function policyGlobs(paths: readonly string[]): string[] {
-  return [...new Set(paths.flatMap(spellings).map(literal))]
+export function policyGlobs(spelled: readonly string[]): string[] {
+  return spelled.map(literal)
 }
 
 /** A policy file with a second hard link could be written through the other name, which no rule on its path covers. */
-export function refuseLinkedPolicyFiles(paths: readonly string[]) {
-  for (const path of new Set(paths.flatMap(spellings))) {
+export function refuseLinkedPolicyFiles(spelled: readonly string[]) {
+  for (const path of spelled) {
     const info = lstatSync(path, { throwIfNoEntry: false })
     if (info?.isFile() && info.nlink > 1)
       throw new Error(
@@ -49,14 +53,14 @@ export function refuseLinkedPolicyFiles(paths: readonly string[]) {
  * The folders between a writable root and each policy file. The sandboxed shell binds each one onto itself, and a mount
  * point cannot be renamed (EBUSY): no `mv conf x && mkdir conf` can put a new file where a policy file was.
  */
-export function pinnedFolders(paths: readonly string[], roots: readonly string[]): string[] {
+export function pinnedFolders(spelled: readonly string[], roots: readonly string[]): string[] {
   const pinned = new Set<string>()
-  for (const path of new Set(paths.flatMap(spellings))) {
+  for (const path of spelled) {
     for (const root of roots) {
-      const rel = relative(root, dirname(path))
-      if (rel === '' || rel.startsWith('..') || resolve(root, rel) !== dirname(path)) continue
+      const folder = dirname(path)
+      if (folder === root || !isWithin(folder, root)) continue
       let dir = root
-      for (const part of rel.split(sep)) {
+      for (const part of relative(root, folder).split(sep)) {
         dir = join(dir, part)
         if (!lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) break
         pinned.add(dir)
