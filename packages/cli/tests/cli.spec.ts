@@ -34,6 +34,27 @@ describe('dshkit run (the bundled demo)', () => {
     expect(code).toBe(0)
   })
 
+  test('on a machine without bubblewrap it runs every call that needs no shell and names the install command', async () => {
+    // A PATH with no bwrap on it: the machine as a fresh Debian install has it.
+    const emptyPath = await tempDir('dshkit-no-bwrap-')
+    const { code, stdout, stderr } = await dshkit(['run'], { env: { ...process.env, PATH: emptyPath } })
+    expect(stderr).toMatch(
+      /warn \[shell-sandbox\] every command will be refused, none runs unconfined: bubblewrap was not found at "bwrap"; install it \(as root: apt-get install -y bubblewrap\)/,
+    )
+    for (const line of [1, 2, 6, 8, 9]) expect(stdout).toMatch(new RegExp(`✓ demo/calls\\.jsonl:${line} `))
+    for (const line of [10, 11])
+      expect(stdout).toMatch(
+        new RegExp(
+          `✗ demo/calls\\.jsonl:${line} shell .*TOOL_ERROR.*\\n.*the sandboxed shell is unavailable: bubblewrap was not found at "bwrap"; install it \\(as root: apt-get install -y bubblewrap\\)`,
+        ),
+      )
+    // Nothing ran: the file the first shell call writes is not there.
+    const root = /running the bundled demo in (.*)\n/.exec(stderr)![1]
+    await expect(readFile(join(root, 'notes/checked.txt'))).rejects.toThrow(/ENOENT/)
+    expect(stderr).toMatch(/dshkit: 11 call line\(s\), 0 input problem\(s\)/)
+    expect(code).toBe(0)
+  })
+
   test('--json prints one parseable object per call with the decider', async () => {
     const { code, stdout } = await dshkit(['run', '--json'])
     const lines = stdout

@@ -13,9 +13,14 @@ export interface CliRun {
  * Runs the real built `dshkit` as a child process, killed after 15 s so a hang fails the test instead
  * of outliving it. `shell` runs first in `sh` (e.g. `ulimit -f 16`), which then execs dshkit.
  */
-export function dshkit(args: string[], options: { cwd?: string; shell?: string } = {}): Promise<CliRun> {
+export function dshkit(args: string[], options: { cwd?: string; shell?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
   return new Promise((resolve) => {
-    const spawnOptions: SpawnOptionsWithStdioTuple<StdioNull, StdioPipe, StdioPipe> = { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], timeout: 15_000 }
+    const spawnOptions: SpawnOptionsWithStdioTuple<StdioNull, StdioPipe, StdioPipe> = {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 15_000,
+    }
     const child = options.shell
       ? spawn('sh', ['-c', `${options.shell}; exec "$0" "$@"`, process.execPath, bin, ...args], spawnOptions)
       : spawn(process.execPath, [bin, ...args], spawnOptions)

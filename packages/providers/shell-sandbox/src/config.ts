@@ -24,6 +24,12 @@ export const Config = strictConfig({
   defaultTimeoutMs,
   maxOutputBytes,
   graceMs,
+  whenUnavailable: z
+    .enum(['fail-start', 'refuse-commands'])
+    .default('fail-start')
+    .describe(
+      "When bubblewrap cannot confine commands: 'fail-start' stops the start with the reason; 'refuse-commands' starts with one warning and refuses every command with the reason, so the other tools still work. Never unconfined.",
+    ),
   bwrapPath: z.string().min(1, 'bwrapPath must be a program name or path').default('bwrap').describe('The bubblewrap binary.'),
   denyScanLimit: z
     .number()

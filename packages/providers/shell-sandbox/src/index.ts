@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import nodePath from 'node:path'
 import type { Context } from 'cordis'
@@ -11,9 +11,12 @@ import { Config, type ConfigInput } from './config.js'
 import { denyMatcher } from './deny-matcher.js'
 import { FollowedRoot } from './follow.js'
 import { probeBubblewrap } from './probe.js'
+import { findProgram, isExecutable } from './program.js'
 import { SandboxShell } from './service.js'
+import { UnavailableShell } from './unavailable.js'
 
 export { SandboxShell, type SandboxShellOptions } from './service.js'
+export { UnavailableShell } from './unavailable.js'
 export { sandboxFlags, type SandboxLayout } from './args.js'
 export { denyMatcher } from './deny-matcher.js'
 export { findHidden, DenyScanLimitError, type HiddenPaths } from './hidden.js'
@@ -59,11 +62,20 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
     keepFromRun: config.network ? resolverDirs().map(bytesOf) : [],
   }
   const probeLayout = { ...layout, readOnlyRoots: readOnlyRoots.map(bytesOf), hiddenDirs: [], hiddenFiles: [], cwd: bytesOf(cwd) }
-  const failure = await probeBubblewrap(config.bwrapPath, sandboxFlags(probeLayout), shell)
-  if (failure)
+  // Found once: the probe and every launch run the same binary, whatever PATH commands set.
+  const bwrapPath = findProgram(config.bwrapPath)
+  const failure = bwrapPath
+    ? await probeBubblewrap(bwrapPath, sandboxFlags(probeLayout), shell)
+    : `bubblewrap was not found at "${config.bwrapPath}"; install it (as root: apt-get install -y bubblewrap) or set bwrapPath`
+  if ((!bwrapPath || failure) && config.whenUnavailable === 'fail-start')
     throw unavailable(
-      `${failure}. Commands are never run unconfined: fix this, or turn the shell off ("shell-sandbox": false) or choose an unconfined one explicitly ("shell-local")`,
+      `${failure}. Commands are never run unconfined: fix this, or turn the shell off ("shell-sandbox": false), let the other tools run without it (whenUnavailable: refuse-commands) or choose an unconfined shell explicitly ("shell-local")`,
     )
+  if (!bwrapPath || failure) {
+    ctx.logger.warn(`every command will be refused, none runs unconfined: ${failure}`)
+    new UnavailableShell(ctx, cwd, commandDefaults(config), `the sandboxed shell is unavailable: ${failure}`)
+    return
+  }
 
   // Held open for the plugin's life: the protection follows each folder, not its path.
   const followed: FollowedRoot[] = []
@@ -84,7 +96,7 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
   }
   const absoluteGlobs = config.deny.filter((glob) => nodePath.isAbsolute(glob))
   new SandboxShell(ctx, {
-    bwrapPath: config.bwrapPath,
+    bwrapPath,
     shell,
     cwd,
     denyScanLimit: config.denyScanLimit,
@@ -96,15 +108,6 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
     deniedBy: (path) => sandbox.deniedBy(path),
     covers: denyMatcher(config.deny, [...roots, ...readOnlyRoots]),
   })
-}
-
-function isExecutable(path: string) {
-  try {
-    accessSync(path, constants.X_OK)
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** With the network on, DNS still has to work when /etc/resolv.conf points into /run (systemd-resolved). */

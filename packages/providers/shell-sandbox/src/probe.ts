@@ -22,7 +22,7 @@ export function probeBubblewrap(bwrapPath: string, flags: string[], shell: strin
     fd3.end(nulTerminated(flags))
     child.on('error', (error) => {
       const code = (error as NodeJS.ErrnoException).code
-      if (code === 'ENOENT') return resolve(`bubblewrap was not found at "${bwrapPath}"; install it (apt-get install bubblewrap) or set bwrapPath`)
+      if (code === 'ENOENT') return resolve(`bubblewrap was not found at "${bwrapPath}"; install it (as root: apt-get install -y bubblewrap) or set bwrapPath`)
       if (code === 'EACCES') return resolve(`"${bwrapPath}" cannot be executed (permission denied)`)
       resolve(`"${bwrapPath}" could not be started: ${error.message}`)
     })

@@ -2,8 +2,9 @@ import { join } from 'node:path'
 import { Context } from 'cordis'
 import { afterEach, expect, test } from 'vitest'
 import { cleanup, plug } from '@dshkit/testing'
-import ShellSandbox from '../src/index.js'
-import { makeTree } from './helpers.js'
+import ShellSandbox, { UnavailableShell } from '../src/index.js'
+import { findProgram } from '../src/program.js'
+import { bootSandbox, makeTree } from './helpers.js'
 
 afterEach(cleanup)
 
@@ -51,5 +52,31 @@ test('a root that does not exist fails the start, naming it', async () => {
 test('a shell that does not exist inside the sandbox fails the start', async () => {
   const { root } = await makeTree()
   const error = await startFailure({ roots: [root], shell: '/no/such/shell' })
-  expect(error?.message).toMatch(/^shell-sandbox cannot start: a trial run of "bwrap" failed: .*\/no\/such\/shell/)
+  expect(error?.message).toMatch(/^shell-sandbox cannot start: a trial run of "\/[^"]*\/bwrap" failed: .*\/no\/such\/shell/)
+})
+
+test('whenUnavailable: refuse-commands starts without bubblewrap, and every command is refused with the reason; none runs', async () => {
+  const { root } = await makeTree()
+  for (const bwrapPath of ['/nonexistent/bwrap', 'no-such-bwrap-on-path', '/bin/false']) {
+    const { shell } = await bootSandbox(root, { bwrapPath, whenUnavailable: 'refuse-commands' })
+    expect(shell).toBeInstanceOf(UnavailableShell)
+    expect(shell.sandboxed).toBe(true)
+    const result = await shell.run({ command: `echo ran > ${join(root, 'ran.txt')}` })
+    expect(result.error).toMatch(/^could not prepare the command: the sandboxed shell is unavailable: (bubblewrap was not found at|a trial run of)/)
+    expect(result.exitCode).toBeNull()
+    await expect(import('node:fs/promises').then((fs) => fs.stat(join(root, 'ran.txt')))).rejects.toThrow(/ENOENT/)
+  }
+})
+
+test('bubblewrap is looked up once, on the PATH of the start, and run by its absolute path', async () => {
+  const { root } = await makeTree()
+  // Not on this PATH: not found, even where a spawn with no PATH would fall back to /usr/bin.
+  expect(findProgram('bwrap', root)).toBeUndefined()
+  expect(findProgram('bwrap', '')).toBeUndefined()
+  expect(findProgram('bwrap', `relative:${root}`)).toBeUndefined()
+  expect(findProgram('bwrap', `/nonexistent:/usr/bin:/bin`)).toBe('/usr/bin/bwrap')
+  expect(findProgram('/usr/bin')).toBeUndefined() // a folder is no program
+  const { shell } = await bootSandbox(root)
+  const launch = (shell as any).launch({ command: 'true', cwd: root })
+  expect(launch.file).toMatch(/^\/.*\/bwrap$/)
 })
