@@ -96,3 +96,44 @@ test('when bubblewrap cannot run, dsh-base fails to start with one line, and not
   expect(error?.message).toMatch(/^plugin "shell-sandbox" failed to start: shell-sandbox cannot start: bubblewrap was not found at "\/nonexistent\/bwrap"/)
   expect(ctx.get('shell')).toBeUndefined()
 })
+
+// Each line renames or moves a folder above a file the shell hid (or the hidden folder's parent), so no glob matches its new path.
+const RENAMES: [deny: string, secret: string, move: string, now: string][] = [
+  ['config/*.pem', 'config/a.pem', 'mv config cfg', 'cfg/a.pem'],
+  ['config/*.pem', 'config/a.pem', 'mkdir -p z && mv config z/q', 'z/q/a.pem'],
+  ['config/*.pem', 'config/a.pem', "mv config $'\\xff'", '\uFFFD/a.pem'],
+  ['x/private', 'x/private/key', 'mv x y', 'y/private/key'],
+  ['x/private/**', 'x/private/key', 'mv x y', 'y/private/key'],
+  ['/**/keep/secret.txt', 'keep/secret.txt', 'mv keep kept', 'kept/secret.txt'],
+]
+
+test('a file the shell hid stays denied to the file tools after a command renames a folder above it (corpus)', async () => {
+  for (const [deny, secret, move, now] of RENAMES) {
+    await rm(root, { recursive: true, force: true })
+    await mkdir(join(root, secret, '..'), { recursive: true })
+    await writeFile(join(root, secret), 'RENAME-SECRET')
+    const absolute = deny.startsWith('/') ? `${root}${deny.slice(3)}` : deny
+    const ctx2 = new Context()
+    await ctx2.plugin(DshBase, { ...base(), 'fs-sandbox': { roots: [root], deny: [absolute] }, 'permission-policy': { default: 'allow' } })
+    const call = async (name: string, args: object) => (await ctx2.loop.executeToolCalls([{ callId: 'c', name, arguments: args }])).results[0]
+    const moved = await call('shell', { command: `${move} && echo moved` })
+    expect(text(moved), move).toContain('moved')
+    if (now.includes('\uFFFD')) {
+      // A name the file tools cannot spell: the secret is out of their reach; the shell still shows it empty.
+      expect(text(await call('shell', { command: `cat $'\\xff'/a.pem; echo end` })), move).not.toContain('RENAME-SECRET')
+    } else {
+      for (const [name, args] of [
+        ['fs_read', { path: now }],
+        ['fs_write', { path: now, content: 'overwritten' }],
+        ['fs_edit', { path: now, old: 'RENAME', new: 'X' }],
+      ] as const) {
+        const result = await call(name, args)
+        expect(result.isError, `${move} ${name}`).toBe(true)
+        expect(text(result), `${move} ${name}`).toMatch(/a deny rule hid from the shell, renamed or moved since/)
+      }
+      expect(await readFile(join(root, now), 'utf8')).toBe('RENAME-SECRET')
+      expect(text(await call('shell', { command: `cat ${now}; echo end` })), move).not.toContain('RENAME-SECRET')
+    }
+    await disposeTop(ctx2)
+  }
+}, 120_000)

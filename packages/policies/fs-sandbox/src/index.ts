@@ -8,6 +8,13 @@ import { Sandbox } from './sandbox.js'
 export { Sandbox, type SandboxRules } from './sandbox.js'
 export { Config, type ConfigInput } from './config.js'
 
+declare module 'cordis' {
+  interface Events {
+    /** A shell provider hid these objects (`dev:ino`) from its latest command; the file tools deny them wherever they are now. */
+    'fs-sandbox/hidden'(identities: ReadonlySet<string>): void
+  }
+}
+
 export const name = 'fs-sandbox'
 export const inject = ['tools']
 
@@ -21,6 +28,8 @@ export const apply = (ctx: Context, input?: ConfigInput) => {
   // A plain map read, not a method call through cordis's per-access service proxy.
   const { definitions } = ctx.tools
   const base = nodePath.resolve(config.roots[0] ?? process.cwd())
+  // A command may rename a folder above a file it could not see, so no glob matches it any more.
+  ctx.on('fs-sandbox/hidden', (identities) => sandbox.coverMoved(identities))
 
   // Outermost, so no listener that short-circuits with `allow` can skip containment.
   ctx.on(

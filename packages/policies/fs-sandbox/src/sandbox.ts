@@ -1,6 +1,7 @@
+import { lstatSync } from 'node:fs'
 import nodePath from 'node:path'
 import picomatch from 'picomatch'
-import { FsError, isWithin, resolveRealPath, type FsAccessKind } from '@dshkit/fs'
+import { FsError, isWithin, objectIdentity, resolveRealPath, type FsAccessKind } from '@dshkit/fs'
 
 export interface SandboxRules {
   roots: string[]
@@ -19,6 +20,8 @@ export class Sandbox {
   private roots: string[] = []
   private readOnlyRoots: string[] = []
   private readonly rules: DenyRule[]
+  /** `dev:ino` of what the shell hid at its latest launch: denied wherever a command moved it since. */
+  private moved: ReadonlySet<string> = new Set()
   /** Settles once the roots are resolved; until then every judgement waits. */
   readonly ready: Promise<void>
 
@@ -64,6 +67,23 @@ export class Sandbox {
     for (const candidate of new Set([real, abs])) {
       const rule = this.denyRuleFor(candidate)
       if (rule) return denied(`it matches deny rule "${rule}"`)
+    }
+    const covered = this.movedObjectAt(real, (root ?? readOnly)!)
+    if (covered)
+      return denied(`${covered === real ? 'it is' : `it is inside ${covered}, which is`} an object a deny rule hid from the shell, renamed or moved since`)
+  }
+
+  /** The identities a shell provider hid at its latest launch (the `fs-sandbox/hidden` event). */
+  coverMoved(identities: ReadonlySet<string>): void {
+    this.moved = identities
+  }
+
+  /** `real` or the folder above it (below `base`) that is one of the moved objects. */
+  private movedObjectAt(real: string, base: string): string | undefined {
+    if (!this.moved.size) return undefined
+    for (let path = real; path !== base && isWithin(path, base); path = nodePath.dirname(path)) {
+      const stats = lstatSync(path, { throwIfNoEntry: false })
+      if (stats && this.moved.has(objectIdentity(stats))) return path
     }
   }
 

@@ -1,4 +1,5 @@
 import { lstatSync } from 'node:fs'
+import { objectIdentity } from '@dshkit/fs'
 
 // Paths here are byte strings, one character per byte (latin1): any file name survives the walk
 // and reaches bubblewrap as the same bytes, valid UTF-8 or not.
@@ -31,7 +32,7 @@ export const nulTerminated = (args: readonly string[]) => Buffer.from(args.map((
 export function identityOf(path: string): string | undefined {
   try {
     const stats = lstatSync(fsPath(path), { throwIfNoEntry: false })
-    return stats && `${stats.dev}:${stats.ino}`
+    return stats && objectIdentity(stats)
   } catch {
     return undefined
   }

@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, realpathSync } from 'node:fs'
+import { objectIdentity } from '@dshkit/fs'
 import { fsPath, identityOf } from './bytes.js'
 import type { HiddenPaths } from './hidden.js'
 
@@ -18,8 +19,8 @@ export class HiddenObjects {
     return this.followed
   }
 
-  /** What a launch hides now is what the next one checks; an object found nowhere (deleted, moved out of every root) is forgotten. */
-  remember(hidden: HiddenPaths) {
+  /** What a launch hides now is what the next one checks; an object found nowhere (deleted, moved out of every root) is forgotten. Returns their identities. */
+  remember(hidden: HiddenPaths): ReadonlySet<string> {
     this.at = new Map()
     for (const path of [...hidden.dirs, ...hidden.files]) {
       const identity = identityOf(path)
@@ -27,6 +28,7 @@ export class HiddenObjects {
     }
     const found = new Set(this.at.values())
     for (const identity of this.followed) if (!found.has(identity)) this.followed.delete(identity)
+    return found
   }
 }
 
@@ -43,7 +45,7 @@ export class FollowedRoot {
   constructor(readonly path: string) {
     this.fd = openSync(fsPath(path), constants.O_RDONLY | constants.O_DIRECTORY)
     const stats = fstatSync(this.fd)
-    this.identity = `${stats.dev}:${stats.ino}`
+    this.identity = objectIdentity(stats)
   }
 
   /** The byte-string paths to mount read-only now. */

@@ -107,6 +107,7 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
     defaults: commandDefaults(config),
     deniedBy: (path) => sandbox.deniedBy(path),
     covers: denyMatcher(config.deny, [...roots, ...readOnlyRoots]),
+    hid: (identities) => ctx.emit('fs-sandbox/hidden', identities),
   })
 }
 

@@ -22,6 +22,8 @@ export interface SandboxShellOptions {
   defaults: ShellDefaults
   deniedBy: (path: string) => string | undefined
   covers: (path: string) => boolean
+  /** Told the identities each launch hid, so the file tools deny them wherever a command moves them. */
+  hid?: (identities: ReadonlySet<string>) => void
 }
 
 /** `ctx.shell` with every command run inside bubblewrap; the seam does the spawning and killing. */
@@ -59,7 +61,7 @@ export class SandboxShell extends ShellService {
       maxMounts: MAX_HIDDEN_MOUNTS,
       follow: this.hiddenBefore.follow(),
     })
-    this.hiddenBefore.remember(hidden)
+    this.options.hid?.(this.hiddenBefore.remember(hidden))
     const where = bytesOf(nodePath.resolve(this.cwd, cwd ?? '.'))
     return sandboxFlags({ ...layout, readOnlyRoots, hiddenDirs: hidden.dirs, hiddenFiles: hidden.files, cwd: where })
   }

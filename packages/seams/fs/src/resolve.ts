@@ -109,3 +109,8 @@ export function isWithin(path: string, root: string): boolean {
   const prefix = root.endsWith(nodePath.sep) ? root : root + nodePath.sep
   return path.startsWith(prefix)
 }
+
+/** An object's identity on this machine (`dev:ino`), the same wherever it is renamed to; what protections that follow objects key on. */
+export function objectIdentity(stats: { dev: number; ino: number }): string {
+  return `${stats.dev}:${stats.ino}`
+}
