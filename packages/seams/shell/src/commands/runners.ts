@@ -102,11 +102,35 @@ const awk: Check = (args) => {
 const git: Check = (args) => {
   for (let i = 0; i < args.length; i++) {
     const { value } = args[i]
-    if (!value.startsWith('-')) return undefined
+    if (!value.startsWith('-')) return gitSubcommand(value, args.slice(i + 1))
     if (/^(-C|--git-dir|--work-tree|--namespace)$/.test(value)) i++
     if (/^(-c|--config-env|--exec-path)/.test(value)) return `\`git ${value.split('=')[0]}\` can set what git runs (a pager, an alias, a helper)`
   }
   return undefined
+}
+
+// git subcommands that run a command given in the line (`rebase -x`, `bisect run`, `fetch --upload-pack`).
+const GIT_RUNS: Record<string, RegExp> = {
+  rebase: /^(-x|--exec)/,
+  bisect: /^run$/,
+  submodule: /^foreach$/,
+  'filter-branch': /^--[a-z-]+-filter/,
+  difftool: /^(-x|--extcmd|-t|--tool)/,
+  mergetool: /^(-t|--tool)/,
+  grep: /^(-O|--open-files-in-pager)/,
+  fetch: /^(--upload-pack|-u)/,
+  pull: /^(--upload-pack|-u)/,
+  clone: /^(--upload-pack|-u)/,
+  'ls-remote': /^(--upload-pack|-u)/,
+  archive: /^--exec/,
+  push: /^(--receive-pack|--exec)/,
+  'send-pack': /^(--receive-pack|--exec)/,
+}
+
+const gitSubcommand = (sub: string, rest: Word[]) => {
+  const pattern = Object.hasOwn(GIT_RUNS, sub) ? GIT_RUNS[sub] : undefined
+  const hit = pattern && rest.find(({ value }) => pattern.test(value))
+  return hit ? `\`git ${sub} ${hit.value.split('=')[0]}\` runs a command written in the line` : undefined
 }
 
 const TAR_RUNS = /^--(to-command|use-compress-program|checkpoint-action|info-script|new-volume-script|rsh-command|rmt-command)/
@@ -160,7 +184,31 @@ const CHECKS: Record<string, Check> = {
   lua: interpreter('lua', { inline: 'e', valued: 'l' }),
   Rscript: interpreter('Rscript', { inline: 'e', long: ['--eval'], stdinWithOptions: false }),
   osascript: interpreter('osascript', { inline: 'e', valued: 'l' }),
-  vim: optionsRun('vim', /^(\+|-c$|--cmd|-S|-s$|-u$)/),
+  vim: optionsRun('vim', /^(\+|-c$|--cmd|-S|-s$|-u$|-e|-E)/),
+  ed: always("`ed` reads editor commands from stdin; its `!` runs a shell"),
+  tclsh: interpreter('tclsh', { inline: '' }),
+  wish: interpreter('wish', { inline: '' }),
+  irb: always('`irb` runs Ruby read from stdin'),
+  jshell: always('`jshell` runs Java read from its arguments or stdin'),
+  guile: interpreter('guile', { inline: 'c', valued: 'Lle', long: ['--eval'] }),
+  julia: interpreter('julia', { inline: 'eE', long: ['--eval', '--print'], stdinWithOptions: false }),
+  racket: interpreter('racket', { inline: 'e', long: ['--eval'], stdinWithOptions: false }),
+  sbcl: interpreter('sbcl', { inline: '', long: ['--eval'], stdinWithOptions: false }),
+  clisp: interpreter('clisp', { inline: 'x', stdinWithOptions: false }),
+  elixir: interpreter('elixir', { inline: 'e', long: ['--eval'], stdinWithOptions: false }),
+  iex: always('`iex` runs Elixir read from stdin'),
+  erl: always('`erl` runs Erlang from its arguments (`-eval`) or stdin'),
+  ghci: always('`ghci` runs Haskell read from its arguments or stdin'),
+  R: interpreter('R', { inline: 'e' }),
+  scala: interpreter('scala', { inline: 'e', stdinWithOptions: false }),
+  groovy: interpreter('groovy', { inline: 'e', stdinWithOptions: false }),
+  ocaml: interpreter('ocaml', { inline: '', stdinWithOptions: false }),
+  swift: interpreter('swift', { inline: 'e', stdinWithOptions: false }),
+  pwsh: (args) => (args.length === 1 && !args[0].value.startsWith('-') ? undefined : '`pwsh` runs commands from its arguments or stdin'),
+  zip: optionsRun('zip', /^(-TT|--unzip-command)/),
+  man: optionsRun('man', /^(-P|--pager|-H|--html)/),
+  less: optionsRun('less', /^\+/),
+  mail: always('`mail` runs `~!` escapes read from stdin'),
   emacs: optionsRun('emacs', /^(--?eval|--batch|-l$|--load|-f$|--funcall|-x$|--script)/),
   rsync: optionsRun('rsync', /^(-e|--rsh|--rsync-path)/),
   scp: optionsRun('scp', /^(-S|-o)/),
@@ -177,9 +225,15 @@ const FAMILY: [RegExp, string][] = [
   [/^g?sed$/, 'sed'],
   [/^g?make$/, 'make'],
   [/^nodejs$/, 'node'],
-  [/^(n?vim?|view|ex)$/, 'vim'],
+  [/^(n?vim?|view)$/, 'vim'],
   [/^(perl|ruby|php|lua)[\d.]*$/, ''],
   [/^luajit$/, 'lua'],
+  [/^(red|ex)$/, 'ed'],
+  [/^(tclsh|wish)[\d.]*$/, ''],
+  [/^(powershell|pwsh)(\.exe)?$/, 'pwsh'],
+  [/^(mailx|s-nail|bsd-mailx|heirloom-mailx)$/, 'mail'],
+  [/^(more|most)$/, 'less'],
+  [/^(runghc|runhaskell)$/, 'ghci'],
 ]
 
 /** Why `name` with these arguments runs code or commands the judge cannot read, else undefined. */

@@ -144,6 +144,12 @@ export const LAUNCHERS = new Set([
   'sshpass',
   'rlwrap',
   'fish',
+  // Commands run later or elsewhere: scheduled from stdin or a file, a profiler's workload, a file's handler.
+  'at',
+  'batch',
+  'crontab',
+  'perf',
+  'xdg-open',
 ])
 
 export const SHELLS = new Set(['bash', 'sh', 'dash', 'ash'])
