@@ -185,7 +185,7 @@ const CHECKS: Record<string, Check> = {
   Rscript: interpreter('Rscript', { inline: 'e', long: ['--eval'], stdinWithOptions: false }),
   osascript: interpreter('osascript', { inline: 'e', valued: 'l' }),
   vim: optionsRun('vim', /^(\+|-c$|--cmd|-S|-s$|-u$|-e|-E)/),
-  ed: always("`ed` reads editor commands from stdin; its `!` runs a shell"),
+  ed: always('`ed` reads editor commands from stdin; its `!` runs a shell'),
   tclsh: interpreter('tclsh', { inline: '' }),
   wish: interpreter('wish', { inline: '' }),
   irb: always('`irb` runs Ruby read from stdin'),
