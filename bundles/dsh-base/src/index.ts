@@ -53,9 +53,7 @@ export type ConfigInput = DshBaseConfigInput
 
 export const name = 'dsh-base'
 
-// An arrow: cordis calls a `function` declaration with `new` and would lose a returned disposer.
 export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
   const use = (plugin: any, value: unknown) => {
     if (value !== false) ctx.plugin(plugin, value)

@@ -10,7 +10,6 @@ export const name = 'redact-secrets'
 export const inject = ['tools']
 export { Config, type ConfigInput } from './config.js'
 
-// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
 export const apply = (ctx: Context, input?: ConfigInput) => {
   const config = Config.parse(input)
   const patterns = [...(config.builtin ? BUILTIN_PATTERNS : []), ...config.patterns.map(compileUserPattern)]

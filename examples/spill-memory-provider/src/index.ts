@@ -8,7 +8,6 @@ export { MemorySpill, ID_PATTERN, type MemorySpillOptions } from './store.js'
 export const name = 'spill-memory-provider'
 export { Config, type ConfigInput } from './config.js'
 
-// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
 export const apply = (ctx: Context, config?: ConfigInput) => {
   new MemorySpill(ctx, Config.parse(config))
 }

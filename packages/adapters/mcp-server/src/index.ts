@@ -16,7 +16,6 @@ export { approvalMessage } from './elicit.js'
 export const name = 'mcp-server'
 export const inject = ['tools']
 
-// An arrow: cordis calls a `function` declaration with `new`. Parsing again keeps apply honest when called directly.
 export const apply = (ctx: Context, input?: ConfigInput) => {
   new McpServerService(ctx, Config.parse(input))
 }

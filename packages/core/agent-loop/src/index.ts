@@ -13,9 +13,7 @@ export { isConcurrencySafe, type PlannedCall, type ToolCall } from './plan.js'
 export const name = 'agent-loop'
 export const inject = ['tools', 'session']
 
-// An arrow: cordis calls a `function` with `new` and would lose a returned disposer.
 export const apply = (ctx: Context, config?: ConfigInput) => {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
   new AgentLoop(ctx, Config.parse(config))
 }
 

@@ -11,7 +11,6 @@ export { capText } from './cap.js'
 
 export const name = 'compaction-tool-result-pruner'
 
-// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
 export const apply = (ctx: Context, config?: ConfigInput) => {
   new ToolResultPruner(ctx, Config.parse(config))
 }

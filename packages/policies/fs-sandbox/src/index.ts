@@ -18,14 +18,11 @@ declare module 'cordis' {
 export const name = 'fs-sandbox'
 export const inject = ['tools']
 
-// An arrow: cordis calls a `function` with `new` and would lose a returned disposer.
 export const apply = (ctx: Context, input?: ConfigInput) => {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
   const sandbox = new Sandbox(config)
   const logger = ctx.logger('fs-sandbox')
   sandbox.ready.then(undefined, (error) => logger.warn('a sandbox root could not be resolved; every file access will be denied: %s', error))
-  // A plain map read, not a method call through cordis's per-access service proxy.
   const { definitions } = ctx.tools
   const base = nodePath.resolve(config.roots[0] ?? process.cwd())
   // A command may rename a folder above a file it could not see, so no glob matches it any more.

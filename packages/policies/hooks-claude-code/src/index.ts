@@ -10,7 +10,6 @@ export const name = 'hooks-claude-code'
 export { Config, type ConfigInput } from './config.js'
 export { claudeSources, claudeConfigDir, managedSettingsPath } from './sources.js'
 
-// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
 /** Runs the tool-event hooks of Claude Code settings files and plugins around every tool call. */
 export const apply = (ctx: Context, input: ConfigInput) => {
   const config = Config.parse(input)

@@ -10,7 +10,6 @@ export const name = 'hooks-codex'
 export { Config, type ConfigInput } from './config.js'
 export { codexHome, codexSources } from './sources.js'
 
-// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
 /**
  * Runs the tool-event hooks of Codex hooks.json files and plugins around every tool call.
  * Codex pre hooks deny or rewrite (`allow` with `updatedInput`); `ask`, `defer` and a bare `allow` are ignored with a warning.

@@ -21,9 +21,7 @@ export { RuleCheckError } from './watch.js'
 export const name = 'permission-policy'
 export const inject = ['tools']
 
-// An arrow: cordis calls a `function` declaration with `new` and would lose a returned disposer.
 export const apply = (ctx: Context, input?: ConfigInput): Promise<void> => {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
   // Path arguments resolve against the fs provider of the moment (fs-local's cwd), looked up only when needed.
   const paths = pathArguments(ctx.tools.definitions, () => ctx.get('fs') as FsService | undefined)

@@ -12,9 +12,7 @@ export const inject = ['tools', 'session']
 
 const SOURCE = 'session-checkpoint-policy'
 
-// An arrow: cordis calls a `function` with `new` and would lose a returned disposer.
 export const apply = (ctx: Context, input?: ConfigInput) => {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const { unrecorded } = Config.parse(input)
   const service: SessionService = ctx.session
   // A session provider from before flush() existed could never promise durability: refuse to start rather than fail every call.

@@ -12,7 +12,6 @@ export { buildPreview, type Cut, type Preview } from './preview.js'
 export const name = 'spill-policy'
 export const inject = ['tools']
 
-// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
 export const apply = (ctx: Context, input?: ConfigInput) => {
   const config = Config.parse(input)
   registerPolicy(ctx, config)

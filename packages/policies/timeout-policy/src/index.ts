@@ -23,11 +23,8 @@ export class ToolTimeoutError extends Error {
 const ABANDONED = Symbol('abandoned')
 const noop = () => {}
 
-// An arrow: cordis calls a `function` with `new` and would lose a returned disposer.
 export const apply = (ctx: Context, input?: ConfigInput) => {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
-  // A plain map read, not a method call through cordis's per-access service proxy (~20 µs a lookup).
   const { definitions } = ctx.tools
   const { perTool, defaultMs, abandonAfterMs } = config
 

@@ -11,9 +11,7 @@ export type { EndedView, Outcome } from './board.js'
 
 export const name = 'approval-web'
 
-// An arrow: cordis calls a `function` with `new` and would lose a returned disposer.
 export const apply = async (ctx: Context, input?: ConfigInput) => {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
   // The page gets its own server (node:http + ws), private to this plugin: no ctx.server is taken or exposed.
   const endpoint = new Endpoint(config.host, config.port)

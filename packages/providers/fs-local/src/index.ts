@@ -8,7 +8,6 @@ export { Config, type ConfigInput } from './config.js'
 
 export const name = 'fs-local'
 
-// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
 export const apply = (ctx: Context, config?: ConfigInput) => {
   new LocalFs(ctx, Config.parse(config))
 }

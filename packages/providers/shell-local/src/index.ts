@@ -11,7 +11,6 @@ export { Config, commandDefaults, type ConfigInput } from './config.js'
 
 export const name = 'shell-local'
 
-// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
 export const apply = (ctx: Context, input?: ConfigInput) => {
   const config = Config.parse(input)
   const cwd = nodePath.resolve(config.cwd)

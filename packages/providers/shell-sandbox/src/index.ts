@@ -30,9 +30,7 @@ export class ShellSandboxUnavailableError extends Error {
   name = 'ShellSandboxUnavailableError'
 }
 
-// An arrow: cordis calls a `function` declaration with `new` and would lose a returned disposer.
 export const apply = async (ctx: Context, input?: ConfigInput) => {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
   // fs-sandbox's own rules object: the same roots (as real paths) and the same deny matching.
   const sandbox = new Sandbox(config)

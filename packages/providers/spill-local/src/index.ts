@@ -9,7 +9,6 @@ export { ID_PATTERN } from './ids.js'
 
 export const name = 'spill-local'
 
-// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
 export const apply = (ctx: Context, config?: ConfigInput) => {
   new LocalSpill(ctx, Config.parse(config))
 }

@@ -17,9 +17,7 @@ export { UserApproval }
 
 export const name = 'user-approval'
 
-// An arrow: cordis calls a `function` with `new` and would lose a returned disposer.
 export const apply = (ctx: Context, input?: ConfigInput) => {
-  // Parsing again is idempotent and keeps the types honest when apply is called directly.
   const config = Config.parse(input)
   const grants = config.grants === false ? false : nodePath.resolve(config.grants)
   new UserApproval(ctx, { ...config, grants })

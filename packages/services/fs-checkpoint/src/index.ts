@@ -24,7 +24,6 @@ export { Config, BundledConfig, DEFAULT_MAX_FILE_BYTES, type ConfigInput, type B
 export const name = 'fs-checkpoint'
 export const inject = ['session']
 
-// An arrow: cordis calls a `function` declaration with `new` and would lose a returned disposer.
 export const apply = (ctx: Context, config: Config) => {
   ctx.plugin(CheckpointService, Config.parse(config))
 }

@@ -13,9 +13,7 @@ export { Config, type ConfigInput } from './config.js'
 export const name = 'tool-fs'
 export const inject = ['tools', 'fs']
 
-// An arrow: cordis calls a `function` declaration with `new` and would lose a returned disposer.
 export const apply = (ctx: Context, _config?: Config) => {
-  // Held once: going through the context proxy on every call costs more than the call itself.
   const fs = ctx.fs
   // The session is optional: looked up at call time, so tool-fs works (and records nothing) without one.
   const hooks: ChangeHooks = {

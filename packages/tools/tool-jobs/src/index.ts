@@ -14,7 +14,6 @@ export { Config, type ConfigInput, DEFAULT_WAIT_MS, MAX_WAIT_MS } from './config
 export const name = 'tool-jobs'
 export const inject = ['tools', 'jobs']
 
-// An arrow: cordis calls a `function` declaration with `new`. Parsing again is idempotent and keeps apply honest when called directly.
 export const apply = (ctx: Context, input?: ConfigInput) => {
   const config = Config.parse(input)
   // The model's calls act as the jobs service's tool owner: the same one tool-shell's `background` starts jobs as.

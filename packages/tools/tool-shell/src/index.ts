@@ -14,9 +14,7 @@ export { Config, type ConfigInput } from './config.js'
 export const name = 'tool-shell'
 export const inject = ['tools', 'shell']
 
-// An arrow: cordis calls a `function` declaration with `new` and would lose a returned disposer.
 export const apply = (ctx: Context, input?: ConfigInput) => {
-  // Held once: going through the context proxy on every call costs more than the call itself.
   const shell = ctx.shell
   ctx.tools.register(shellTool(() => shell, Config.parse(input), backgroundJobs(ctx)))
 }
