@@ -9,7 +9,7 @@ import Tools from '@dshkit/tools'
 import LocalFs from '@dshkit/fs-local'
 import ToolFs from '@dshkit/tool-fs'
 import Sandbox from '@dshkit/fs-sandbox'
-import { compare, machine, table } from './lib/measure.js'
+import { compare, machine, table } from './support/measure.js'
 
 const log = (message: string) => process.stderr.write(`fs: ${message}\n`)
 

@@ -9,8 +9,8 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { runHook } from '@dshkit/hook-protocol'
 import HooksClaudeCode from '@dshkit/hooks-claude-code'
-import { compare, machine, table } from './lib/measure.js'
-import { withTools } from './lib/tools.js'
+import { compare, machine, table } from './support/measure.js'
+import { withTools } from './support/tools.js'
 
 const log = (message: string) => process.stderr.write(`hooks: ${message}\n`)
 // Two no-op shell commands, and a no-op node script: what a typical hook costs just to start.

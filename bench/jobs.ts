@@ -11,7 +11,7 @@ import ShellLocal from '@dshkit/shell-local'
 import ToolShell from '@dshkit/tool-shell'
 import Jobs from '@dshkit/jobs'
 import ToolJobs from '@dshkit/tool-jobs'
-import { compare, machine, size, table } from './lib/measure.js'
+import { compare, machine, size, table } from './support/measure.js'
 
 const log = (message: string) => process.stderr.write(`jobs: ${message}\n`)
 

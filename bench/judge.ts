@@ -5,7 +5,7 @@ import { createRequire } from 'node:module'
 import { loadCommandParser, parseCommandLine } from '@dshkit/shell'
 import { line, random } from '../packages/seams/shell/tests/fuzz/grammar.js'
 import { isDenied, judge, listedRun, traced } from '../packages/seams/shell/tests/fuzz/oracle.js'
-import { compare, machine, size, table } from './lib/measure.js'
+import { compare, machine, size, table } from './support/measure.js'
 
 const require = createRequire(new URL('../packages/seams/shell/package.json', import.meta.url))
 const { Language, Parser } = (await import(require.resolve('web-tree-sitter'))) as typeof import('web-tree-sitter')

@@ -14,7 +14,7 @@ import { Context } from 'cordis'
 import { z } from 'zod'
 import DshBase from '@dshkit/dsh-base'
 import type {} from '@dshkit/agent-loop'
-import { compare, machine, table } from './lib/measure.js'
+import { compare, machine, table } from './support/measure.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const cli = join(here, '..', 'packages', 'cli', 'lib', 'bin.js')
@@ -27,9 +27,9 @@ async function connect(args: string[]) {
 }
 
 const root = await mkdtemp(join(tmpdir(), 'bench-mcp-'))
-const config = join(here, 'lib', 'mcp-cordis.yml')
+const config = join(here, 'support', 'mcp-cordis.yml')
 log('starting the servers')
-const bare = await connect([join(here, 'lib', 'mcp-bare-server.mjs')])
+const bare = await connect([join(here, 'support', 'mcp-bare-server.mjs')])
 const dshkit = await connect([cli, 'mcp', 'serve', '--config', config, '--root', root])
 const logged = await connect([cli, 'mcp', 'serve', '--config', config, '--root', root, '--log', join(root, 'session.jsonl')])
 

@@ -2,8 +2,8 @@
 import { Context } from 'cordis'
 import { z } from 'zod'
 import Tools, { type PostToolDecision, type PreToolDecision, type ToolExecutionResult } from '@dshkit/tools'
-import { compare, machine, size, table } from './lib/measure.js'
-import { withTools } from './lib/tools.js'
+import { compare, machine, size, table } from './support/measure.js'
+import { withTools } from './support/tools.js'
 
 const ALLOW: PreToolDecision = { kind: 'allow' }
 const ACCEPT: PostToolDecision = { kind: 'accept' }

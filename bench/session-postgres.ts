@@ -12,8 +12,8 @@ import AgentLoop from '@dshkit/agent-loop'
 import SessionStoreJsonl from '@dshkit/session-store-jsonl'
 import SessionStorePostgres from '@dshkit/session-store-postgres'
 import { throwawayPostgres } from '../packages/providers/session-store-postgres/tests/throwaway.js'
-import { machine, table, tiny } from './lib/measure.js'
-import { withTools } from './lib/tools.js'
+import { machine, table, tiny } from './support/measure.js'
+import { withTools } from './support/tools.js'
 
 const log = (message: string) => process.stderr.write(`session-postgres: ${message}\n`)
 const APPENDS = tiny ? 4 : 400

@@ -10,8 +10,8 @@ import AgentLoop from '@dshkit/agent-loop'
 import Session, { provideSession } from '@dshkit/session'
 import { JsonlSessionStore } from '@dshkit/session-store-jsonl'
 import CheckpointPolicy from '@dshkit/session-checkpoint-policy'
-import { machine, size, table } from './lib/measure.js'
-import { withTools } from './lib/tools.js'
+import { machine, size, table } from './support/measure.js'
+import { withTools } from './support/tools.js'
 
 const log = (message: string) => process.stderr.write(`session: ${message}\n`)
 const TURNS = size(300, 2)

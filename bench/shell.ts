@@ -9,7 +9,7 @@ import Tools from '@dshkit/tools'
 import ShellLocal from '@dshkit/shell-local'
 import ShellSandbox from '@dshkit/shell-sandbox'
 import ToolShell from '@dshkit/tool-shell'
-import { compare, machine, table } from './lib/measure.js'
+import { compare, machine, table } from './support/measure.js'
 
 const log = (message: string) => process.stderr.write(`shell: ${message}\n`)
 

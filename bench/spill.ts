@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
 import SpillLocal from '@dshkit/spill-local'
 import type { SpillService } from '@dshkit/spill'
-import { machine, table, tiny } from './lib/measure.js'
+import { machine, table, tiny } from './support/measure.js'
 
 const MB = 1024 * 1024
 // Tiny mode (the test suite) stores one 100 KB output once.

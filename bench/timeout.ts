@@ -6,8 +6,8 @@ import type { Context } from 'cordis'
 import { z } from 'zod'
 import type { ToolDefinition } from '@dshkit/tools'
 import TimeoutPolicy from '@dshkit/timeout-policy'
-import { compare, machine, size, table } from './lib/measure.js'
-import { withTools } from './lib/tools.js'
+import { compare, machine, size, table } from './support/measure.js'
+import { withTools } from './support/tools.js'
 
 const log = (message: string) => process.stderr.write(`timeout: ${message}\n`)
 

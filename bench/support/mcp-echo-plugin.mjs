@@ -1,4 +1,4 @@
-// The `echo` tool bench/mcp.ts serves through `dshkit mcp serve` (loaded from bench/lib/mcp-cordis.yml).
+// The `echo` tool bench/mcp.ts serves through `dshkit mcp serve` (loaded from bench/support/mcp-cordis.yml).
 import { z } from 'zod'
 
 export const name = 'bench-echo'
