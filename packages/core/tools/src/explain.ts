@@ -1,5 +1,7 @@
 import { deepFreeze, errorMessage } from '@dshkit/common'
-import { abortedBeforeDispatch, checkCall, preExecute, type PipelineState } from './pipeline.js'
+import { abortedBeforeDispatch, type PipelineState } from './phase.js'
+import { checkCall } from './pipeline.js'
+import { preExecute } from './pre-execute.js'
 import { makeExecution } from './prepare.js'
 import { decided, toolFailure } from './results.js'
 import { isRewrite, MAX_REWRITES, rewriteExecution, tooManyRewrites, type Rewrite } from './rewrite.js'
