@@ -1,4 +1,5 @@
 import { escapeControls } from '@dshkit/common'
+import { readFileSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
@@ -18,6 +19,8 @@ import { COMMAND_HELP, USAGE } from './usage.js'
 
 class UsageError extends Error {}
 
+const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version
+
 /** Runs the command line; returns the exit code: 0 ran, 1 bad input or boot failure, 2 usage. */
 export async function main(argv: string[]): Promise<number> {
   let parsed
@@ -36,6 +39,8 @@ export async function main(argv: string[]): Promise<number> {
         force: { type: 'boolean', default: false },
         file: { type: 'string' },
         approve: { type: 'string' },
+        trace: { type: 'boolean', default: false },
+        version: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
@@ -44,6 +49,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed
   const [command, ...rest] = positionals
+  if (values.version) {
+    process.stdout.write(`dshkit ${VERSION}\n`)
+    return 0
+  }
   if (!command) {
     process.stdout.write(USAGE + '\n')
     return values.help ? 0 : 2
@@ -61,7 +70,8 @@ export async function main(argv: string[]): Promise<number> {
         if (values.approve !== undefined && values.approve !== 'web')
           throw new UsageError(`--approve takes "web" (answer approvals on a local web page), got ${JSON.stringify(values.approve)}`)
         const approve = values.approve
-        if (rest[0]) return await run({ file: rest[0], config: values.config, root: values.root, log: values.log, json: values.json, approve })
+        const trace = values.trace
+        if (rest[0]) return await run({ file: rest[0], config: values.config, root: values.root, log: values.log, json: values.json, approve, trace })
         const demo = await prepareDemo()
         if (!values.json) process.stderr.write(`dshkit: running the bundled demo in ${demo.root}\n`)
         return await run({
@@ -72,6 +82,7 @@ export async function main(argv: string[]): Promise<number> {
           log: values.log ?? demo.log,
           json: values.json,
           approve,
+          trace,
         })
       }
       case 'tools':

@@ -15,6 +15,8 @@ export interface BootOptions {
   memoryOnly?: boolean
   /** `--approve web`: dsh-base also serves the approval page (@dshkit/approval-web); the command prints its URL. */
   approve?: 'web'
+  /** `--trace`: every result carries `meta.trace` (what `dshkit stats` counts deciders from). */
+  trace?: boolean
 }
 
 type Patch = (config: any, value: string) => any
@@ -29,6 +31,11 @@ const rootPatches: Record<string, Patch> = {
 const logPatches: Record<string, Patch> = {
   '@dshkit/dsh-base': (c, log) => ({ ...c, log }),
   '@dshkit/session-store-jsonl': (c, path) => ({ ...c, path }),
+}
+
+const tracePatches: Record<string, (config: any) => any> = {
+  '@dshkit/dsh-base': (c) => ({ ...c, tools: { ...c?.tools, trace: true } }),
+  '@dshkit/tools': (c) => ({ ...c, trace: true }),
 }
 
 const SESSION_STORES = ['@dshkit/session-store-jsonl', '@dshkit/session-store-postgres']
@@ -47,6 +54,7 @@ function patch(entry: any, options: BootOptions) {
   let config = entry?.config
   if (options.memoryOnly && entry?.name === '@dshkit/dsh-base') config = withoutStore(config)
   if (options.root && rootPatches[entry?.name]) config = rootPatches[entry.name](config, options.root)
+  if (options.trace && tracePatches[entry?.name]) config = tracePatches[entry.name](config)
   if (options.log && isPostgresLocation(options.log)) {
     // The session is already provided from PostgreSQL: dsh-base plugs neither its memory session nor a JSONL store.
     if (entry?.name === '@dshkit/dsh-base') config = { ...config, log: undefined, session: false, 'session-store-jsonl': false }
@@ -94,6 +102,9 @@ export async function bootRuntime(options: BootOptions) {
     entries = entries.filter((entry: any) => !SESSION_STORES.includes(entry?.name))
     await plugPostgresSession(ctx, options.log, own?.config)
   }
+  // An option no entry takes would be dropped without a word (a preset that wraps dsh-base takes neither).
+  if (options.config && options.root) needsEntry(entries, rootPatches, '--root', source.label, 'set the roots in your config')
+  if (options.trace) needsEntry(entries, tracePatches, '--trace', source.label, 'set `trace: true` in the @dshkit/tools config it plugs')
   if (options.approve === 'web' && !entries.some((entry: any) => ['@dshkit/dsh-base', '@dshkit/approval-web'].includes(entry?.name))) {
     throw new BootError(`--approve web needs @dshkit/dsh-base in ${source.label} (or an @dshkit/approval-web entry)`)
   }
@@ -116,6 +127,21 @@ export async function bootRuntime(options: BootOptions) {
     await shutdown(ctx) // e.g. hands a PostgreSQL session's lease back at once instead of after leaseMs
     throw error
   }
+}
+
+function needsEntry(entries: unknown[], patches: Record<string, unknown>, option: string, label: string, instead: string) {
+  if (entries.some((entry: any) => Object.hasOwn(patches, entry?.name))) return
+  const takers = Object.keys(patches).join(', ')
+  throw new BootError(`${option} applies to ${takers} entries; ${label} has none, so it would be ignored: drop ${option} and ${instead}`)
+}
+
+/** Why a call line names no registered tool (with the ones there are), or undefined when it does. */
+export function unknownTool(ctx: Context, name: string): string | undefined {
+  if (ctx.tools.get(name)) return
+  return `unknown tool "${name}"; available: ${ctx.tools
+    .list()
+    .map((d) => d.name)
+    .join(', ')}`
 }
 
 /** Disposes the top-level plugins, newest first, so stores flush, locks go and temp dirs are removed. */

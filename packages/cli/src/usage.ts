@@ -1,7 +1,7 @@
 export const USAGE = `dshkit — run an AI agent's tool calls through the dshkit pipeline
 
 Usage:
-  dshkit run [CALLS.jsonl] [--config cordis.yml] [--root DIR] [--log session.jsonl|postgres://…#SESSION_ID] [--approve web] [--json]
+  dshkit run [CALLS.jsonl] [--config cordis.yml] [--root DIR] [--log session.jsonl|postgres://…#SESSION_ID] [--approve web] [--trace] [--json]
   dshkit tools [--config cordis.yml] [--root DIR] [--json]
   dshkit log SESSION.jsonl|postgres://…#SESSION_ID [--json]
   dshkit grants [revoke ID] [--file FILE | --root DIR] [--json]
@@ -12,6 +12,7 @@ Usage:
   dshkit stats SESSION.jsonl|postgres://…#SESSION_ID [--json]
   dshkit mcp serve [--config cordis.yml] [--root DIR] [--log session.jsonl|postgres://…#SESSION_ID] [--http PORT]
   dshkit <command> --help
+  dshkit --version
 
 With no CALLS file, \`dshkit run\` runs the bundled demo in a temporary copy of its workspace.
 Exit codes: 0 every call ran and was recorded (tool errors are results), 1 bad input, boot failure,
@@ -51,12 +52,16 @@ result and who decided it, and keeps a durable session log.
                   (one writer at a time; another worker's session is refused until it ends)
   --approve web   answer approval asks on a local web page (127.0.0.1, any free port); its URL,
                   with the token it needs, is printed on stderr at start
+  --trace         every result carries meta.trace (each plugin's turn); \`dshkit stats\` counts
+                  who decided from it
   --json          one JSON object per line instead of the human report
 
 An argument may be {"$from": "<earlier callId>", "path": "meta.spill.id"} to use a value from an
 earlier call's result (for example a spill id). A line that is not JSON, has no "name", names an
 unknown tool or refers to a missing result is reported as FILE:LINE and skipped; other lines run.
-Without CALLS.jsonl, the bundled demo runs (its own cordis.yml, workspace and calls).`,
+Without --log (and no session store in the config) nothing is kept, and the last line says so.
+--root and --trace go to the @dshkit/dsh-base (or fs-sandbox / tools) entries; a config with none
+of them is an error rather than an option silently ignored. Without CALLS.jsonl, the bundled demo runs (its own cordis.yml, workspace and calls).`,
   tools: `dshkit tools [options]
 
 Lists the registered tools with their JSON Schemas.
@@ -92,7 +97,8 @@ For each line of CALLS.jsonl (as \`dshkit run\` reads it), what a run would deci
 would ask) or deny (who, why) — and each plugin's turn: validation, pre-execute listeners, guards
 and the approval that would be asked. Nothing runs: no body, no wrapper, no post-execute listener,
 no approval prompt, no session log. Listeners see exec.dryRun; one that cannot judge without running
-something says so (shown with !). --json prints one {"type":"explain", line, ...} object per call.`,
+something says so (shown with !). --json prints one {"type":"explain", line, ...} object per call.
+A line that run would refuse (not JSON, no "name", an unknown tool) is an input problem: exit 1.`,
   replay: `dshkit replay SESSION.jsonl --config other.yml [--root DIR] [--json]
        dshkit replay 'postgres://USER@HOST/DB[?schema=NAME]#SESSION_ID' --config other.yml [--json]
 

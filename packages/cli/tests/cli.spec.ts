@@ -187,6 +187,55 @@ describe('usage', () => {
   })
 })
 
+describe('what a newcomer tries', () => {
+  test('--version prints the package version and exits 0', async () => {
+    const version = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')).version
+    const { code, stdout } = await dshkit(['--version'])
+    expect(stdout).toBe(`dshkit ${version}\n`)
+    expect(code).toBe(0)
+  })
+
+  test('explain refuses a line run would refuse (an unknown tool): exit 1, the other lines judged', async () => {
+    const calls = join(dir, 'explain-unknown.jsonl')
+    await writeFile(calls, '{"name": "fs_reed", "arguments": {"path": "hello.txt"}}\n{"name": "fs_read", "arguments": {"path": "hello.txt"}}\n')
+    const { code, stdout, stderr } = await dshkit(['explain', calls, '--root', dir])
+    expect(stderr).toMatch(/explain-unknown\.jsonl:1: unknown tool "fs_reed"; available: .*fs_read/)
+    expect(stdout).toMatch(/explain-unknown\.jsonl:2 fs_read/)
+    expect(stdout).not.toMatch(/:1 fs_reed/)
+    expect(code).toBe(1)
+  })
+
+  test('run without --log says nothing was kept; --trace puts each plugin turn on the result', async () => {
+    const calls = join(dir, 'traced.jsonl')
+    await writeFile(calls, '{"callId": "t1", "name": "fs_read", "arguments": {"path": "hello.txt"}}\n')
+    const plain = await dshkit(['run', calls, '--root', dir])
+    expect(plain.stderr).toMatch(/no session log kept \(pass --log FILE to keep one\)\n$/)
+    const traced = await dshkit(['run', calls, '--root', dir, '--trace', '--json'])
+    const result = traced.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .find((line) => line.type === 'result')
+    expect(result.meta.trace.map((entry: { plugin: string }) => entry.plugin)).toContain('fs-sandbox')
+    expect(traced.code).toBe(0)
+  })
+
+  test('--root or --trace with a config that has no entry to take it is an error, not an option dropped', async () => {
+    const config = join(dir, 'bare.yml')
+    await writeFile(config, "plugins:\n  - name: '@dshkit/agent-loop'\n")
+    const calls = join(dir, 'bare.jsonl')
+    await writeFile(calls, '{"name": "fs_read", "arguments": {"path": "hello.txt"}}\n')
+    const root = await dshkit(['run', calls, '--config', config, '--root', dir])
+    expect(root.stderr).toMatch(
+      /--root applies to @dshkit\/dsh-base, @dshkit\/fs-sandbox, @dshkit\/fs-local entries; .*bare\.yml has none, so it would be ignored: drop --root and set the roots in your config/,
+    )
+    expect(root.code).toBe(1)
+    const trace = await dshkit(['run', calls, '--config', config, '--trace'])
+    expect(trace.stderr).toMatch(/--trace applies to @dshkit\/dsh-base, @dshkit\/tools entries; .*bare\.yml has none/)
+    expect(trace.code).toBe(1)
+  })
+})
+
 test('dshkit tools lists tools with their JSON Schemas', async () => {
   const { code, stdout } = await dshkit(['tools', '--json', '--root', dir])
   const schemas = JSON.parse(stdout)

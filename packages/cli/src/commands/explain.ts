@@ -1,7 +1,7 @@
 import { hasReference, readCalls } from '../calls.js'
 import { ruleOf } from '../decisions.js'
 import { describeDecision, explainer, type Judgement } from '../judgement.js'
-import { bootRuntime, shutdown, type BootOptions } from '../runtime.js'
+import { bootRuntime, shutdown, unknownTool, type BootOptions } from '../runtime.js'
 import { clip, visible } from '../terminal.js'
 
 export interface ExplainOptions extends BootOptions {
@@ -22,13 +22,20 @@ export async function explain(options: ExplainOptions): Promise<number> {
   }
   const { calls, errors } = await readCalls(options.file)
   const { ctx, problems } = await bootRuntime({ ...options, log: undefined, memoryOnly: true })
-  const bad = problems.length + errors.length
+  let bad = problems.length + errors.length
   let partly = 0
   try {
     for (const problem of problems) inputError(undefined, problem)
     for (const error of errors) inputError(error.line, error.message)
     const judge = explainer(ctx)
     for (const call of calls) {
+      // What `run` would refuse is an input problem here too, not a judgement.
+      const unknown = unknownTool(ctx, call.name)
+      if (unknown) {
+        bad++
+        inputError(call.line, unknown)
+        continue
+      }
       const judgement = await judge({ callId: call.callId, name: call.name, arguments: call.arguments })
       if (judgement.notJudged?.length) partly++
       if (options.json) out(JSON.stringify({ type: 'explain', line: call.line, ...judgement }))

@@ -1,9 +1,11 @@
 import { performance } from 'node:perf_hooks'
 import type { Context } from 'cordis'
 import type { ToolExecutionResult } from '@dshkit/tools'
+import { MemorySessionStore } from '@dshkit/session'
+import { JsonlSessionStore } from '@dshkit/session-store-jsonl'
 import { hasReference, readCalls, resolveReferences, type CallLine } from '../calls.js'
 import { json, outcomeLines, type Outcome } from '../report.js'
-import { bootRuntime, shutdown, type BootOptions } from '../runtime.js'
+import { bootRuntime, shutdown, unknownTool, type BootOptions } from '../runtime.js'
 import { visible } from '../terminal.js'
 import { shownLog } from '../postgres-session.js'
 
@@ -25,6 +27,7 @@ export async function run(options: RunOptions): Promise<number> {
   }
   const { calls, errors } = await readCalls(options.file)
   const { ctx, problems } = await bootRuntime(options)
+  const kept = options.log ? `; session log: ${await shownLog(options.log)}` : sessionKept(ctx)
   const page = options.approve === 'web' ? (ctx.get('approvalWeb') as { url?: string } | undefined) : undefined
   if (page?.url) process.stderr.write(`dshkit: approve tool calls at ${page.url}\n`)
   for (const problem of problems) inputError(undefined, problem)
@@ -50,15 +53,10 @@ export async function run(options: RunOptions): Promise<number> {
           inputError(call.line, (error as Error).message)
           continue
         }
-        if (!ctx.tools.get(call.name)) {
+        const unknown = unknownTool(ctx, call.name)
+        if (unknown) {
           bad++
-          inputError(
-            call.line,
-            `unknown tool "${call.name}"; available: ${ctx.tools
-              .list()
-              .map((d) => d.name)
-              .join(', ')}`,
-          )
+          inputError(call.line, unknown)
           continue
         }
         ready.push({ ...call, arguments: args })
@@ -99,13 +97,20 @@ export async function run(options: RunOptions): Promise<number> {
   }
   const interrupted = controller.signal.aborted
   if (!options.json) {
-    const where = options.log ? `; session log: ${await shownLog(options.log)}` : ''
     const lost = unrecorded.length ? `, ${unrecorded.length} call(s) not run or not recorded (${unrecorded.join(', ')})` : ''
     const stopped = interrupted ? ', interrupted: calls not started were not run' : ''
-    process.stderr.write(`dshkit: ${visible(`${calls.length} call line(s), ${bad} input problem(s)${lost}${stopped}${where}`)}\n`)
+    process.stderr.write(`dshkit: ${visible(`${calls.length} call line(s), ${bad} input problem(s)${lost}${stopped}${kept}`)}\n`)
   }
   if (interrupted) return 130
   return bad || unrecorded.length ? 1 : 0
+}
+
+/** Where the session is kept without --log: the config's own JSONL store, or nowhere (said, not left silent). */
+function sessionKept(ctx: Context): string {
+  const store = (ctx.get('session') as { store?: unknown } | undefined)?.store
+  if (store instanceof JsonlSessionStore) return `; session log: ${store.path}`
+  if (!store || store instanceof MemorySessionStore) return '; no session log kept (pass --log FILE to keep one)'
+  return ''
 }
 
 /** Why the session log does not hold this call's outcome, or undefined when it does. */
