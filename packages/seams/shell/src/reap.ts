@@ -150,6 +150,22 @@ export function groupAlive(pgid: number): boolean {
   return groupMembers(pgid)?.some((member) => member.state !== 'Z') ?? true
 }
 
+/** Live processes in the tree under `pid` (itself included, through parent links), or 0 where /proc cannot be read. */
+export function treeSize(pid: number): number {
+  const table = processTable()
+  if (!table) return 0
+  const children = new Map<number, number[]>()
+  for (const info of table.values()) {
+    if (info.state === 'Z') continue
+    const siblings = children.get(info.ppid)
+    if (siblings) siblings.push(info.pid)
+    else children.set(info.ppid, [info.pid])
+  }
+  let count = 0
+  for (const stack = table.has(pid) ? [pid] : []; stack.length; count++) stack.push(...(children.get(stack.pop()!) ?? []))
+  return count
+}
+
 /** Processes of a group from /proc, or undefined where /proc cannot be read. */
 export function groupMembers(pgid: number): { pid: number; state: string }[] | undefined {
   const table = processTable()
