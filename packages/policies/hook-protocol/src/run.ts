@@ -138,8 +138,8 @@ export function runHook(options: RunHookOptions): Promise<HookRunResult> {
       result.durationMs = performance.now() - started
       resolve(result)
     }
-    const kill = () => {
-      if (!reaping && child.pid !== undefined) reaping = reapTree(child.pid, marker, graceMs)
+    const kill = (grace = graceMs) => {
+      if (!reaping && child.pid !== undefined) reaping = reapTree(child.pid, marker, grace)
     }
     const onAbort = () => {
       result.aborted = true
@@ -180,7 +180,8 @@ export function runHook(options: RunHookOptions): Promise<HookRunResult> {
       void finish()
     })
     if (child.pid === undefined) return
-    limited.watch(child.pid, kill)
+    // A process-limit hit ends the whole tree at once, no grace: a fork bomb would only grow in it.
+    limited.watch(child.pid, marker, () => kill(0))
     timer = setTimeout(
       () => {
         result.timedOut = true

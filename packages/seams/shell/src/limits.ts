@@ -1,6 +1,6 @@
 import { type CallCgroup, callCgroup } from './cgroup.js'
 import { StreamTail } from './output.js'
-import { treeSize } from './reap.js'
+import { treeCounter } from './reap.js'
 
 /** What one command may use; `false`: dshkit sets none (the limit this process has applies). */
 export interface ResourceLimits {
@@ -79,11 +79,12 @@ export class LimitedRun {
     return { file: '/bin/sh', args: ['-c', WRAPPER, 'dshkit-limits', this.cgroup?.procs ?? '', kib, ...cpu, blocks, files, file, ...args] }
   }
 
-  /** Polls for a process-limit hit while `pid` runs; `onHit` is called once, to kill the tree. */
-  watch(pid: number, onHit: () => void) {
+  /** Polls for a process-limit hit while the run led by `pid` (its env carries `marker`) lives; `onHit` is called once, to kill the tree. */
+  watch(pid: number, marker: string, onHit: () => void) {
     const { processes } = this.limits
     if (processes === false) return
-    const over = this.cgroup ? () => this.cgroup!.hitMax() : () => treeSize(pid) > processes
+    const count = this.cgroup ? undefined : treeCounter(pid, marker)
+    const over = count ? () => count() > processes : () => this.cgroup!.hitMax()
     this.watcher = setInterval(() => {
       if (!over()) return
       this.processesHit = true

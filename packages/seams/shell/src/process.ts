@@ -102,8 +102,8 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
       }
     }
   }
-  const reap = () => {
-    if (!reaping && child.pid !== undefined) reaping = reapTree(child.pid, marker, graceMs)
+  const reap = (grace = graceMs) => {
+    if (!reaping && child.pid !== undefined) reaping = reapTree(child.pid, marker, grace)
     return reaping
   }
   const stop = () => {
@@ -167,8 +167,8 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
   })
 
   if (child.pid !== undefined) {
-    // A process-limit hit ends the whole tree at once: a fork bomb never ends by itself.
-    limited.watch(child.pid, () => void reap())
+    // A process-limit hit ends the whole tree at once, no grace: a fork bomb would only grow in it.
+    limited.watch(child.pid, marker, () => void reap(0))
     if (timeoutMs !== undefined) {
       timer = setTimeout(
         () => {

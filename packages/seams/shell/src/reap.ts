@@ -150,20 +150,14 @@ export function groupAlive(pgid: number): boolean {
   return groupMembers(pgid)?.some((member) => member.state !== 'Z') ?? true
 }
 
-/** Live processes in the tree under `pid` (itself included, through parent links), or 0 where /proc cannot be read. */
-export function treeSize(pid: number): number {
-  const table = processTable()
-  if (!table) return 0
-  const children = new Map<number, number[]>()
-  for (const info of table.values()) {
-    if (info.state === 'Z') continue
-    const siblings = children.get(info.ppid)
-    if (siblings) siblings.push(info.pid)
-    else children.set(info.ppid, [info.pid])
-  }
-  let count = 0
-  for (const stack = table.has(pid) ? [pid] : []; stack.length; count++) stack.push(...(children.get(stack.pop()!) ?? []))
-  return count
+/**
+ * Counts the live processes of a run's tree as the reaper sees it (group, marker, descendants), or 0
+ * where /proc cannot be read. Parent links alone lose a fork bomb's orphans; the marker keeps them.
+ */
+export function treeCounter(pgid: number, marker: string): () => number {
+  const seen = new Map<number, string>()
+  const unmarked = new Map<number, string>()
+  return () => treeMembers(pgid, marker, seen, unmarked)?.length ?? 0
 }
 
 /** Processes of a group from /proc, or undefined where /proc cannot be read. */

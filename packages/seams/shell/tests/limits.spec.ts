@@ -1,10 +1,11 @@
+import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { statSync } from 'node:fs'
+import { mkdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { cleanup, tempDir } from '@dshkit/testing'
 import { afterEach, describe, expect, test } from 'vitest'
 import { DEFAULT_LIMITS, limitMessage, type ShellService, type ShellSpec } from '../src/index.js'
-import { ourZombies, psMatching, testShell } from './helpers.js'
+import { fixture, ourZombies, psMatching, testShell } from './helpers.js'
 
 afterEach(cleanup)
 afterEach(() => expect(ourZombies()).toEqual([]))
@@ -103,5 +104,42 @@ describe('a command that hits a limit ends with it named, and nothing is left', 
     const shell = await testShell({ file: 'no-such-shell-dshkit' })
     const result = await shell.run({ command: 'true' })
     expect(result.error).toMatch(/the program "no-such-shell-dshkit" was not found/)
+  })
+})
+
+// Needs root: a mount namespace where every cgroup is read-only, and a guard cgroup around the test.
+const GUARD_PARENT = '/sys/fs/cgroup/pids'
+const asRoot = process.getuid?.() === 0 && statSync(GUARD_PARENT, { throwIfNoEntry: false })?.isDirectory() === true
+
+/** Runs `command` through the seam in a child node whose cgroups are all read-only, itself held under a guard pids.max. */
+function runWithoutCgroups(command: string, limits: object) {
+  const guard = join(GUARD_PARENT, `dshkit-test-guard-${randomBytes(4).toString('hex')}`)
+  mkdirSync(guard)
+  try {
+    // If the watcher failed, the guard (not the machine) would stop the bomb.
+    writeFileSync(join(guard, 'pids.max'), '4000')
+    const readOnly = 'for m in $(awk \'$9 ~ /^cgroup2?$/ {print $5}\' /proc/self/mountinfo); do mount -o remount,bind,ro "$m" || exit 99; done'
+    const script = `echo $$ > ${guard}/cgroup.procs && exec unshare -m --propagation private sh -c '${readOnly.replaceAll("'", "'\\''")}; exec "$0" "$@"' node "$@"`
+    const out = execFileSync('sh', ['-c', script, 'sh', fixture('shell-run.mjs'), command, JSON.stringify(limits)], { encoding: 'utf8', timeout: 90_000 })
+    return JSON.parse(out)
+  } finally {
+    rmdirSync(guard)
+  }
+}
+
+describe.skipIf(!asRoot)('where no cgroup is writable', () => {
+  test('a watcher counts the tree (orphans too) and a fork bomb still ends as a process-limit hit, nothing left', () => {
+    const { tag, command } = tagged(`${FORK_BOMB}; sleep 100`)
+    const { mechanism, result, ticks } = runWithoutCgroups(command, { processes: 64 })
+    expect(mechanism).toBe('watcher')
+    expect(result).toMatchObject({ limit: 'processes', timedOut: false })
+    expect(ticks).toBeGreaterThan(2)
+    expect(psMatching(tag)).toEqual([])
+  })
+
+  test('the rlimits still hold: a 20 GB allocation hits the memory limit', () => {
+    const { mechanism, result } = runWithoutCgroups(`python3 -c 'b = bytearray(20 * 2**30)'`, { memoryBytes: GiB })
+    expect(mechanism).toBe('watcher')
+    expect(result.limit).toBe('memory')
   })
 })
