@@ -34,10 +34,14 @@ function bareSpawn(cwd: string) {
 const dir = await realpath(await mkdtemp(join(tmpdir(), 'dshkit-bench-shell-')))
 try {
   // A provider is one entry here: it gets a ctx.shell.run row and a full-pipeline row.
+  // Every limit lifted: no wrapper, no cgroup (what the default limits cost is the difference).
+  const unlimited = { processes: false, memoryBytes: false, cpuSeconds: false, fileSizeBytes: false, openFiles: false } as const
   const providers: [name: string, plug: (ctx: Context) => Promise<unknown>][] = [
     ['shell-local', (ctx) => ctx.plugin(ShellLocal, { cwd: dir })],
+    ['shell-local, limits off', (ctx) => ctx.plugin(ShellLocal, { cwd: dir, limits: unlimited })],
     // bubblewrap per call: new mount, pid, ipc and net namespaces, the binds, and the deny-glob scan of the (empty) root.
     ['shell-sandbox', (ctx) => ctx.plugin(ShellSandbox, { roots: [dir] })],
+    ['shell-sandbox, limits off', (ctx) => ctx.plugin(ShellSandbox, { roots: [dir], limits: unlimited })],
   ]
   let n = 0
   const call = (ctx: Context) => async () => {
@@ -76,6 +80,7 @@ try {
         Object.entries(figures).map(([name, us]) => [name, us, `${(us / base).toFixed(2)}×`]),
       ),
       '',
+      'The default resource limits add a `/bin/sh` that sets the rlimits and joins a per-call cgroup (pids.max) before it execs the provider\'s program; the "limits off" rows have neither.',
       'The seam adds a stat of the cwd, a copied environment with the run marker, its own process group, both pipes read to their close, and a check that the group is empty after the exit; the tool adds the pipeline and rendering.',
       `shell-sandbox runs the same \`bash -c true\` inside \`bwrap\` (read-only system, the root bound writable, private /tmp and /run, new pid/ipc/net namespaces, capabilities dropped): its rows against shell-local's are what bubblewrap adds per call. The root here is empty; the deny-glob walk adds ${Math.round(walk['deny-glob walk of 1,000 entries'])} µs per 1,000 entries in the roots (measured in this run), synchronously, before each launch.`,
       'shell-local finds bash on PATH once at start, where the bare spawn searches PATH on every call; on a busy machine the spawn itself dominates every row.',

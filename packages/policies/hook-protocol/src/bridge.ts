@@ -1,3 +1,4 @@
+import type { ResourceLimits } from '@dshkit/shell'
 import { mapToolCall, unmapToolInput, type ToolDialect, type ToolNameMapping } from './mapping.js'
 import { mergeVerdicts, toleratedError, type MergedVerdict, type OnError } from './merge.js'
 import { interpretHookOutput, parseHookOutput, type HookEvent, type HookVerdict } from './parse.js'
@@ -51,6 +52,8 @@ export interface HookBridgeOptions {
   defaultTimeoutMs?: number
   graceMs?: number
   maxOutputBytes?: number
+  /** Resource limits of every hook command (over @dshkit/shell's defaults); a hit is a failed hook (onError decides). */
+  limits?: Partial<ResourceLimits>
   /**
    * What PreToolUse hooks do in a dry run (`exec.dryRun`, `ctx.tools.explain`). `report` (default): they are not run —
    * hooks are external commands that may have side effects — and the trace lists them as `notJudged`. `run`: they
@@ -180,6 +183,7 @@ export function createHookBridge(options: HookBridgeOptions) {
       defaultTimeoutMs: options.defaultTimeoutMs,
       graceMs: options.graceMs,
       maxOutputBytes: options.maxOutputBytes,
+      limits: options.limits,
       logger,
     }
     // async handlers run in the background: they never block or change the call (and never in a dry run).

@@ -1,3 +1,4 @@
+import type { ResourceLimits } from '@dshkit/shell'
 import { matchesAny, toolNamesFor } from './matcher.js'
 import { runHook, type HookRunResult } from './run.js'
 import type { HookCommand, HookSettings, HookShell, ToolEvent } from './settings.js'
@@ -13,6 +14,8 @@ export interface HandlerRunOptions {
   defaultTimeoutMs?: number
   graceMs?: number
   maxOutputBytes?: number
+  /** Resource limits of every hook command (over @dshkit/shell's defaults). */
+  limits?: Partial<ResourceLimits>
   /** `statusMessage` is logged here when a hook starts; async failures are warned here. */
   logger?: { info(format: any, ...args: any[]): void; warn(format: any, ...args: any[]): void }
 }
@@ -75,6 +78,7 @@ export function runHandler(hook: HookCommand, options: HandlerRunOptions): Promi
     timeoutMs: hook.timeoutMs ?? options.defaultTimeoutMs,
     graceMs: options.graceMs,
     maxOutputBytes: options.maxOutputBytes,
+    limits: options.limits,
   })
 }
 
@@ -95,6 +99,7 @@ export function startAsyncHandler(hook: HookCommand, event: string, options: Han
 function asyncProblem(result: HookRunResult): string | undefined {
   if (result.startError) return result.startError
   if (result.error) return result.error
+  if (result.limit) return `limit reached: ${result.limit}; it was killed with everything it started`
   if (result.timedOut) return `timed out after ${result.timeoutMs} ms and was killed`
   if (result.signal) return `was killed by ${result.signal}`
   if (result.exitCode !== 0) return `exited with code ${result.exitCode}${result.stderr.trim() ? `: ${result.stderr.trim().slice(-500)}` : ''}`

@@ -17,3 +17,5 @@ export * from './context.js'
 export * from './responses.js'
 export { applyPatchText } from './patch.js'
 export * from './accepted.js'
+// Hook bridges configure hook commands' limits with the shell's own keys.
+export { limitOverridesShape, type ResourceLimits } from '@dshkit/shell'

@@ -1,3 +1,4 @@
+import type { ResourceLimits } from '@dshkit/shell'
 import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { createHookBridge, type HookBridgeLogger } from './bridge.js'
@@ -26,6 +27,8 @@ export interface OpenHookBridgeOptions {
   toolNames?: ToolNameMap
   /** A handler without its own `timeout` gets this (default 600 s, as both products document). */
   defaultTimeoutMs?: number
+  /** Resource limits of every hook command (over @dshkit/shell's defaults). */
+  limits?: Partial<ResourceLimits>
   /** Variables added to `process.env` for every hook, given the absolute project dir (over the settings `env`). */
   env?(projectDir: string): Record<string, string>
   /** Fields every payload starts with, given the absolute project dir. */
@@ -84,6 +87,7 @@ export function openHookBridge(options: OpenHookBridgeOptions) {
     permissionMode: options.permissionMode,
     logger,
     defaultTimeoutMs: options.defaultTimeoutMs,
+    limits: options.limits,
     dryRun: options.dryRun,
   })
 }

@@ -16,6 +16,7 @@ export type HookOutput =
  */
 export function parseHookOutput(result: HookRunResult): HookOutput {
   if (result.error) return { kind: 'error', reason: result.error }
+  if (result.limit) return { kind: 'error', reason: `limit reached: ${result.limit}; it was killed with everything it started` }
   if (result.timedOut) return { kind: 'error', reason: `timed out after ${result.timeoutMs} ms and was killed` }
   if (result.aborted) return { kind: 'error', reason: 'was cancelled with the call' }
   if (result.signal) return { kind: 'error', reason: `was killed by ${result.signal}${stderrTail(result)}` }

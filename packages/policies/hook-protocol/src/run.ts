@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { reapTree, runMarker } from '@dshkit/shell'
+import { DEFAULT_LIMITS, LimitedRun, type LimitName, type ResourceLimits, missingProgram, reapTree, resolveLimits, runMarker } from '@dshkit/shell'
 
 export interface RunHookOptions {
   /** Shell text, run as `<shell…> <command>` (default `sh -c`); with `args`, the executable to spawn. */
@@ -20,6 +20,8 @@ export interface RunHookOptions {
   graceMs?: number
   /** Aborting kills the hook the same way a timeout does. */
   signal?: AbortSignal
+  /** Resource limits over the defaults (@dshkit/shell's `DEFAULT_LIMITS`); a hit kills the whole tree. */
+  limits?: Partial<ResourceLimits>
 }
 
 export interface HookRunResult {
@@ -38,6 +40,8 @@ export interface HookRunResult {
   durationMs: number
   /** Set when the hook could not be run at all (spawn failure, payload not serializable). */
   error?: string
+  /** The resource limit the hook hit (`limit reached: …`); its whole tree was killed. */
+  limit?: LimitName
   /**
    * Set when the hook could not start, in words a user can act on: `hook command not found: uv`
    * (exec form: the spawn failed; shell form: the shell exited 127 saying so), `hook command is
@@ -87,13 +91,28 @@ export function runHook(options: RunHookOptions): Promise<HookRunResult> {
     return Promise.resolve({ ...result, error: `the payload is not JSON: ${message(error)}` })
   }
   if (signal?.aborted) return Promise.resolve({ ...result, aborted: true, error: 'aborted before the hook started' })
+  let limits: ResourceLimits
+  try {
+    limits = resolveLimits(DEFAULT_LIMITS, options.limits)
+  } catch (error) {
+    return Promise.resolve({ ...result, error: message(error) })
+  }
 
   return new Promise((resolve) => {
     // detached: the hook leads its own process group; the marker finds children that left it.
     const marker = runMarker()
     const childEnv = { ...(env ?? process.env), [marker]: '1' }
     const [file, argv] = args ? [command, [...args]] : [shell[0], [...shell.slice(1), command]]
-    const child = spawn(file, argv, { cwd, env: childEnv, detached: true, stdio: ['pipe', 'pipe', 'pipe'] })
+    // The limits wrapper would turn a missing program into its own exit code: look first, as spawn would.
+    const missing = missingProgram(file, childEnv.PATH, cwd)
+    if (missing) {
+      result.startError = spawnFailure(Object.assign(new Error(file), { code: missing }), file, cwd)
+      result.error = result.startError ?? `could not run the hook: ${missing}`
+      return resolve(result)
+    }
+    const limited = new LimitedRun(limits)
+    const wrapped = limited.wrap(file, argv)
+    const child = spawn(wrapped.file, wrapped.args, { cwd, env: childEnv, detached: true, stdio: ['pipe', 'pipe', 'pipe'] })
     if (child.pid !== undefined) result.pid = child.pid
     const stdout = capture(maxOutputBytes, result)
     const stderr = capture(maxOutputBytes, result)
@@ -111,14 +130,16 @@ export function runHook(options: RunHookOptions): Promise<HookRunResult> {
       clearTimeout(drainTimer)
       signal?.removeEventListener('abort', onAbort)
       if (reaping) await reaping
+      const limit = limited.finish(result)
+      if (limit) result.limit = limit
       result.stdout = stdout.text()
       result.stderr = stderr.text()
       if (!args && !result.startError) result.startError = shellStartFailure(result)
       result.durationMs = performance.now() - started
       resolve(result)
     }
-    const kill = () => {
-      if (!reaping && child.pid !== undefined) reaping = reapTree(child.pid, marker, graceMs)
+    const kill = (grace = graceMs) => {
+      if (!reaping && child.pid !== undefined) reaping = reapTree(child.pid, marker, grace)
     }
     const onAbort = () => {
       result.aborted = true
@@ -126,7 +147,10 @@ export function runHook(options: RunHookOptions): Promise<HookRunResult> {
     }
 
     child.stdout.on('data', stdout.push)
-    child.stderr.on('data', stderr.push)
+    child.stderr.on('data', (chunk: Buffer) => {
+      limited.noteStderr(chunk)
+      stderr.push(chunk)
+    })
     // A hook that never reads stdin closes the pipe under us (EPIPE); that is its right.
     child.stdin.on('error', () => {})
     child.on('error', (error) => {
@@ -156,6 +180,8 @@ export function runHook(options: RunHookOptions): Promise<HookRunResult> {
       void finish()
     })
     if (child.pid === undefined) return
+    // A process-limit hit ends the whole tree at once, no grace: a fork bomb would only grow in it.
+    limited.watch(child.pid, marker, () => kill(0))
     timer = setTimeout(
       () => {
         result.timedOut = true

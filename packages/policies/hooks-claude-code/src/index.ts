@@ -22,6 +22,7 @@ export const apply = (ctx: Context, input: ConfigInput) => {
     sources: claudeSources(config, projectDir),
     dialect: 'claude-code',
     defaultTimeoutMs: config.timeout === undefined ? undefined : Math.round(config.timeout * 1000),
+    limits: config.limits,
     source: name,
     label: 'Claude Code settings',
     askSupported: true,

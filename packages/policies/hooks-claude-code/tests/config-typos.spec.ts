@@ -10,6 +10,7 @@ test.each([
     'unknown key; did you mean "arguments"? (at toolNames.fs_write.argument)',
   ],
   [HooksClaudeCode, { configPath: 'settings.json', project_dir: '.' }, 'unknown key; did you mean "projectDir"? (at project_dir)'],
+  [HooksClaudeCode, { configPath: 'settings.json', limits: { memoryByte: 1 } }, 'unknown key; did you mean "memoryBytes"? (at limits.memoryByte)'],
 ] as const)('a misspelled config key is refused, naming it and the key it meant (%#)', async (plugin, config, message) => {
   const ctx = new Context()
   await expect(ctx.plugin(plugin as any, config)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining(message) })

@@ -1,3 +1,4 @@
+import { limitOverridesShape } from '@dshkit/hook-protocol'
 import { z } from 'zod'
 import { strictConfig } from '@dshkit/common'
 import { PERMISSION_MODES } from '@dshkit/hook-protocol'
@@ -32,6 +33,8 @@ export const Config = strictConfig({
     .optional(),
   dryRun: z.enum(['report', 'run'], { error: 'dryRun must be "report" (hooks are not run in a dry run) or "run"' }).default('report'),
   timeout: z.number().positive('timeout must be a positive number of seconds').optional(),
+  /** Resource limits of every hook command, over @dshkit/shell's defaults (processes, memoryBytes, cpuSeconds, fileSizeBytes, openFiles). */
+  limits: strictConfig(limitOverridesShape).prefault({}),
   toolNames: z
     .record(
       z.string(),

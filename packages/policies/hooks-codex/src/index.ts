@@ -25,6 +25,7 @@ export const apply = (ctx: Context, input: ConfigInput) => {
     sources: codexSources(config, projectDir),
     dialect: 'codex',
     defaultTimeoutMs: config.timeout === undefined ? undefined : Math.round(config.timeout * 1000),
+    limits: config.limits,
     source: name,
     label: 'Codex hooks',
     askSupported: false,

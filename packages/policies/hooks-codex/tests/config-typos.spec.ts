@@ -10,6 +10,7 @@ test.each([
     'unknown key; did you mean "paths"? (at toolNames.shell.path)',
   ],
   [HooksCodex, { configPath: 'hooks.json', onErorr: 'allow' }, 'unknown key; did you mean "onError"? (at onErorr)'],
+  [HooksCodex, { configPath: 'hooks.json', limits: { cpuSecond: 1 } }, 'unknown key; did you mean "cpuSeconds"? (at limits.cpuSecond)'],
 ] as const)('a misspelled config key is refused, naming it and the key it meant (%#)', async (plugin, config, message) => {
   const ctx = new Context()
   await expect(ctx.plugin(plugin as any, config)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining(message) })

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { ShellDefaults } from '@dshkit/shell'
+import { limitsShape, type ShellDefaults } from '@dshkit/shell'
 import { strictConfig } from '@dshkit/common'
 
 const MAX_TIMER_MS = 2 ** 31 - 1
@@ -61,12 +61,15 @@ export const Config = strictConfig({
     .min(1, 'shell must be a program name or path')
     .optional()
     .describe('The program run as `<shell> -c <command>`; default bash, or sh where bash is not installed.'),
+  limits: strictConfig(limitsShape)
+    .prefault({})
+    .describe('What one command may use (processes, memoryBytes, cpuSeconds, fileSizeBytes, openFiles); a hit ends the whole tree with `limit reached: …`.'),
 }).prefault({})
 export type Config = z.infer<typeof Config>
 /** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */
 export type ConfigInput = z.input<typeof Config>
 
 /** The per-command defaults a provider hands the seam, from the keys shell-local and shell-sandbox share. */
-export function commandDefaults(config: Pick<Config, 'defaultTimeoutMs' | 'maxOutputBytes' | 'graceMs'>): ShellDefaults {
-  return { timeoutMs: config.defaultTimeoutMs, maxOutputBytes: config.maxOutputBytes, graceMs: config.graceMs }
+export function commandDefaults(config: Pick<Config, 'defaultTimeoutMs' | 'maxOutputBytes' | 'graceMs' | 'limits'>): ShellDefaults {
+  return { timeoutMs: config.defaultTimeoutMs, maxOutputBytes: config.maxOutputBytes, graceMs: config.graceMs, limits: { ...config.limits } }
 }

@@ -67,6 +67,12 @@ describe('shell-local', () => {
     expect((await shell.run({ command: 'echo 123456', maxOutputBytes: 100 })).stdout.text).toBe('123456\n')
   })
 
+  test("limits apply to every command, key by key over the defaults; a command's own win", async () => {
+    const shell = await localShell({ limits: { openFiles: 77, cpuSeconds: false } })
+    expect((await shell.run({ command: 'ulimit -n; ulimit -t; ulimit -v' })).stdout.text).toBe(`77\nunlimited\n${8 * 1024 * 1024}\n`)
+    expect((await shell.run({ command: 'ulimit -n', limits: { openFiles: 55 } })).stdout.text).toBe('55\n')
+  })
+
   test('shell names the program; a missing one is reported by each command, in words', async () => {
     expect((await localShell({ shell: '/bin/sh' }).then((shell) => shell.run({ command: 'echo $0' }))).stdout.text).toBe('/bin/sh\n')
     const result = await localShell({ shell: '/no/such/shell' }).then((shell) => shell.run({ command: 'true' }))
@@ -93,6 +99,9 @@ describe('config', () => {
     [{ defaultTimeoutMs: 0 }, 'defaultTimeoutMs must be at least 1 ms'],
     [{ defaultTimeoutMs: 2 ** 31 }, 'defaultTimeoutMs must be at most 2147483647 ms'],
     [{ maxOutputBytes: 1.5 }, 'maxOutputBytes must be a whole number of bytes'],
+    [{ limits: { openFile: 10 } }, 'unknown key; did you mean "openFiles"? (at limits.openFile)'],
+    [{ limits: { processes: 0 } }, 'limits.processes must be a positive whole number of processes, or false to set none'],
+    [{ limits: { memoryBytes: true } }, 'limits.memoryBytes must be a positive whole number of bytes, or false to set none'],
   ] as const)('a bad config is refused, naming the key and what to do (%#)', async (config, message) => {
     const ctx = new Context()
     await expect(ctx.plugin(ShellLocal, config as never)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining(message) })

@@ -6,7 +6,7 @@ import { z } from 'zod'
 // The very fields (and defaults) fs-sandbox takes, so one config object confines both the same way.
 const { roots, readOnlyRoots, deny } = FsSandboxConfig.unwrap().shape
 // And shell-local's command defaults, so switching providers keeps the same keys.
-const { env, inheritEnv, defaultTimeoutMs, maxOutputBytes, graceMs } = ShellLocalConfig.unwrap().shape
+const { env, inheritEnv, defaultTimeoutMs, maxOutputBytes, graceMs, limits } = ShellLocalConfig.unwrap().shape
 
 export const Config = strictConfig({
   roots: roots.describe("Writable directories, as fs-sandbox's `roots` (pass fs-sandbox's config; dsh-base does)."),
@@ -30,6 +30,7 @@ export const Config = strictConfig({
     .describe(
       "When bubblewrap cannot confine commands: 'fail-start' stops the start with the reason; 'refuse-commands' starts with one warning and refuses every command with the reason, so the other tools still work. Never unconfined.",
     ),
+  limits,
   bwrapPath: z.string().min(1, 'bwrapPath must be a program name or path').default('bwrap').describe('The bubblewrap binary.'),
   denyScanLimit: z
     .number()

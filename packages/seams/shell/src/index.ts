@@ -5,6 +5,8 @@ export * from './service.js'
 export { groupAlive, groupMembers, reapTree, runMarker } from './reap.js'
 export { Config, type ConfigInput } from './config.js'
 export * from './commands.js'
+export { DEFAULT_LIMITS, LimitedRun, limitMessage, resolveLimits, type LimitName, type ResourceLimits } from './limits.js'
+export { processLimitMechanism } from './cgroup.js'
 
 /** The service name providers register under (`ctx.shell`). */
 export const name = 'shell'
@@ -13,3 +15,5 @@ export const name = 'shell'
 export const apply = (_ctx: Context, _config?: Config) => {}
 
 export default { name, Config, apply }
+export { limitOverridesShape, limitsShape } from './limits-config.js'
+export { missingProgram } from './launch-errors.js'

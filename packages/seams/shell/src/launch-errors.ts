@@ -1,3 +1,6 @@
+import { accessSync, constants, statSync } from 'node:fs'
+import nodePath from 'node:path'
+
 /** Why a command could not start, in words a user can act on. */
 export function describeSpawnError(error: unknown, file: string): string {
   const code = (error as NodeJS.ErrnoException)?.code
@@ -17,4 +20,32 @@ export function describeSpawnError(error: unknown, file: string): string {
 
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message || error.name : String(error)
+}
+
+/** Why `file` cannot be started (missing, not executable), found the way execvp would look, or undefined. */
+export function programProblem(file: string, path?: string, cwd?: string): string | undefined {
+  const code = missingProgram(file, path, cwd)
+  return code && describeSpawnError(Object.assign(new Error(file), { code }), file)
+}
+
+/** `ENOENT` or `EACCES` when spawning `file` in `cwd` would fail so, looked up on `path` as execvp does; undefined when it can start. */
+export function missingProgram(file: string, path = '/usr/bin:/bin', cwd = process.cwd()): 'ENOENT' | 'EACCES' | undefined {
+  const dirs = file.includes('/') ? [''] : path.split(nodePath.delimiter).filter(Boolean)
+  // Relative to the directory the program starts in, as the exec after the chdir sees it.
+  const candidates = dirs.map((dir) => nodePath.resolve(cwd, dir, file))
+  let denied = false
+  for (const candidate of candidates) {
+    try {
+      if (!statSync(candidate).isFile()) continue
+    } catch {
+      continue
+    }
+    try {
+      accessSync(candidate, constants.X_OK)
+      return undefined
+    } catch {
+      denied = true
+    }
+  }
+  return denied ? 'EACCES' : 'ENOENT'
 }

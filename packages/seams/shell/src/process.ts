@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Writable } from 'node:stream'
 import { cwdProblem } from './cwd.js'
-import { describeSpawnError, messageOf } from './launch-errors.js'
+import { describeSpawnError, messageOf, programProblem } from './launch-errors.js'
+import { DEFAULT_LIMITS, LimitedRun, type ResourceLimits, resolveLimits } from './limits.js'
 import { StreamTail } from './output.js'
 import { groupAlive, reapTree, runMarker } from './reap.js'
 import type { OutputListener, ShellDefaults, ShellLaunch, ShellProcess, ShellResult, ShellSpec } from './service.js'
@@ -44,6 +45,12 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
   if (spec.signal?.aborted) return notStarted('aborted before the command started', true)
   const cwdError = cwdProblem(cwd)
   if (cwdError) return notStarted(cwdError)
+  let limits: ResourceLimits
+  try {
+    limits = resolveLimits(defaults.limits ?? DEFAULT_LIMITS, spec.limits)
+  } catch (error) {
+    return notStarted(messageOf(error))
+  }
   let how: ShellLaunch
   try {
     how = launch()
@@ -53,12 +60,18 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
   // Every process the command starts inherits the marker, so the reaper finds those that left the group.
   const marker = `${MARKER_BASE}_${(++commands).toString(36)}`
   const env = { ...(how.env ?? process.env), ...spec.env, [marker]: '1' }
+  // The limits wrapper would hide a missing program behind its own exit code: look first.
+  const missing = programProblem(how.file, env.PATH ?? undefined, cwd)
+  if (missing) return notStarted(missing)
+  const limited = new LimitedRun(limits)
+  const wrapped = limited.wrap(how.file, how.args)
   let child: ChildProcess
   try {
     // detached: the command leads its own process group, and never touches the host's terminal.
     const stdin = spec.stdin === undefined ? 'ignore' : 'pipe'
-    child = spawn(how.file, how.args, { cwd, env, detached: true, stdio: how.fd3 ? [stdin, 'pipe', 'pipe', 'pipe'] : [stdin, 'pipe', 'pipe'] })
+    child = spawn(wrapped.file, wrapped.args, { cwd, env, detached: true, stdio: how.fd3 ? [stdin, 'pipe', 'pipe', 'pipe'] : [stdin, 'pipe', 'pipe'] })
   } catch (error) {
+    limited.finish({ exitCode: null, signal: null })
     return notStarted(describeSpawnError(error, how.file))
   }
 
@@ -89,8 +102,8 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
       }
     }
   }
-  const reap = () => {
-    if (!reaping && child.pid !== undefined) reaping = reapTree(child.pid, marker, graceMs)
+  const reap = (grace = graceMs) => {
+    if (!reaping && child.pid !== undefined) reaping = reapTree(child.pid, marker, grace)
     return reaping
   }
   const stop = () => {
@@ -109,6 +122,8 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
     emit(out.flush(decoding), 'stdout')
     emit(err.flush(decoding), 'stderr')
     if (reaping) await reaping
+    const limit = limited.finish(result)
+    if (limit) result.limit = limit
     result.stdout = out.result()
     result.stderr = err.result()
     result.durationMs = performance.now() - started
@@ -117,7 +132,10 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
   }
 
   child.stdout!.on('data', (chunk: Buffer) => emit(out.push(chunk, decoding), 'stdout'))
-  child.stderr!.on('data', (chunk: Buffer) => emit(err.push(chunk, decoding), 'stderr'))
+  child.stderr!.on('data', (chunk: Buffer) => {
+    limited.noteStderr(chunk)
+    emit(err.push(chunk, decoding), 'stderr')
+  })
   child.on('error', (error) => {
     if (child.pid !== undefined) return // a failed signal to a live child; the reaper carries on
     result.error = describeSpawnError(error, how.file)
@@ -128,6 +146,7 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
     result.exitCode = code
     result.signal = signal
     exited = true
+    limited.stop()
     clearTimeout(timer) // it answered in time; what it left behind is not a timeout
     // Background processes left in its group are orphans nobody will wait for: end them now.
     if (child.pid !== undefined && groupAlive(child.pid)) void reap()
@@ -148,6 +167,8 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
   })
 
   if (child.pid !== undefined) {
+    // A process-limit hit ends the whole tree at once, no grace: a fork bomb would only grow in it.
+    limited.watch(child.pid, marker, () => void reap(0))
     if (timeoutMs !== undefined) {
       timer = setTimeout(
         () => {

@@ -150,6 +150,16 @@ export function groupAlive(pgid: number): boolean {
   return groupMembers(pgid)?.some((member) => member.state !== 'Z') ?? true
 }
 
+/**
+ * Counts the live processes of a run's tree as the reaper sees it (group, marker, descendants), or 0
+ * where /proc cannot be read. Parent links alone lose a fork bomb's orphans; the marker keeps them.
+ */
+export function treeCounter(pgid: number, marker: string): () => number {
+  const seen = new Map<number, string>()
+  const unmarked = new Map<number, string>()
+  return () => treeMembers(pgid, marker, seen, unmarked)?.length ?? 0
+}
+
 /** Processes of a group from /proc, or undefined where /proc cannot be read. */
 export function groupMembers(pgid: number): { pid: number; state: string }[] | undefined {
   const table = processTable()

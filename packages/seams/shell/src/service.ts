@@ -1,6 +1,8 @@
 import nodePath from 'node:path'
 import type { Context } from 'cordis'
 import { Service } from 'cordis'
+import type { LimitName, ResourceLimits } from './limits.js'
+import { DEFAULT_LIMITS } from './limits.js'
 import { startProcess } from './process.js'
 
 declare module 'cordis' {
@@ -26,6 +28,8 @@ export interface ShellSpec {
   maxOutputBytes?: number
   /** SIGTERM → SIGKILL grace when killing. */
   graceMs?: number
+  /** Overrides some of the provider's resource limits for this command. */
+  limits?: Partial<ResourceLimits>
 }
 
 export interface ShellStream {
@@ -47,6 +51,8 @@ export interface ShellResult {
   sandboxed: boolean
   /** It could not be run at all (spawn failure, missing cwd), in words a user can act on. */
   error?: string
+  /** The resource limit it hit; the whole tree was killed (or had ended). `limitMessage` words it. */
+  limit?: LimitName
 }
 
 export type OutputListener = (chunk: string, stream: 'stdout' | 'stderr') => void
@@ -57,6 +63,8 @@ export interface ShellDefaults {
   timeoutMs?: number
   maxOutputBytes: number
   graceMs: number
+  /** Absent: `DEFAULT_LIMITS`. */
+  limits?: ResourceLimits
 }
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024
@@ -94,7 +102,7 @@ export abstract class ShellService extends Service {
   abstract readonly sandboxed: boolean
 
   /** What a spec leaves out; providers override it from their config. */
-  readonly defaults: ShellDefaults = { maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES, graceMs: DEFAULT_GRACE_MS }
+  readonly defaults: ShellDefaults = { maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES, graceMs: DEFAULT_GRACE_MS, limits: { ...DEFAULT_LIMITS } }
 
   constructor(ctx: Context) {
     super(ctx, 'shell')

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { strictConfig } from '@dshkit/common'
+import { limitOverridesShape } from '@dshkit/shell'
 
 export const DEFAULT_MAX_OUTPUT_CHARS = 1_000_000
 export const DEFAULT_MAX_RUNNING = 64
@@ -17,6 +18,8 @@ export const Config = strictConfig({
   graceMs: z.number().int().min(0, 'graceMs must be 0 or a positive number of milliseconds').optional(),
   /** The owner the model's tool calls act as (tool-shell's `background`, tool-jobs). */
   toolOwner: z.string().min(1, 'toolOwner must be a non-empty name').default(DEFAULT_TOOL_OWNER),
+  /** Resource limits of every job, over the shell provider's (e.g. `cpuSeconds: false` for a server that runs for days). */
+  limits: strictConfig(limitOverridesShape).prefault({}),
 }).prefault({})
 export type Config = z.infer<typeof Config>
 /** What a user may pass (every key optional); cordis validates it into `Config` before `apply`. */

@@ -144,7 +144,7 @@ export class Job {
 /** What really happened, from the seam's result: a signal is `killed` even when we asked; a code is `exited` even after a kill request. */
 export function statusOf(result: ShellResult, stopReason: string | undefined, timeoutMs: number | undefined): SettledStatus {
   if (result.error) return { state: 'failed', error: result.error }
-  const reason = stopReason ?? (result.timedOut ? `timed out after ${timeoutMs} ms` : undefined)
+  const reason = stopReason ?? (result.limit ? `limit reached: ${result.limit}` : result.timedOut ? `timed out after ${timeoutMs} ms` : undefined)
   const why = reason === undefined ? {} : { reason }
   if (result.signal) return { state: 'killed', signal: result.signal, ...why }
   if (typeof result.exitCode === 'number') return { state: 'exited', code: result.exitCode, ...why }

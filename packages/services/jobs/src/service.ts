@@ -82,6 +82,7 @@ export class JobsService extends Service {
         timeoutMs: spec.timeoutMs ?? NO_DEADLINE_MS,
         graceMs: this.config.graceMs,
         maxOutputBytes: 0, // the job keeps its own bounded output
+        limits: this.config.limits,
       })
     } catch (error) {
       startError = (error as Error)?.message ?? String(error)

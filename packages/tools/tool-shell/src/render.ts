@@ -14,6 +14,8 @@ export interface ShellToolValue {
   timeoutMs: number
   timedOut: boolean
   sandboxed: boolean
+  /** `limit reached: processes (…)` when the command hit a resource limit. */
+  limit?: string
 }
 
 /** One text block: the outcome first, then each stream under its name; control characters made visible. */
@@ -33,6 +35,7 @@ export function renderShell(value: ShellToolValue): ContentBlock[] {
 function outcome(value: ShellToolValue): string {
   const where = value.sandboxed ? ', sandboxed' : ''
   const took = `${value.durationMs} ms${where}`
+  if (value.limit) return `${value.limit} (${took})`
   if (value.timedOut)
     return `timed out after ${value.timeoutMs} ms: the command and everything it started were killed${value.signal ? ` (${value.signal})` : ''}; the output up to then follows. Run it with a larger timeoutMs if it needs longer, or in the background. (${took})`
   if (value.signal) return `killed by ${value.signal} (${took})`

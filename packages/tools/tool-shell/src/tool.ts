@@ -1,5 +1,5 @@
 import type { JobOwner } from '@dshkit/jobs'
-import type { ShellService } from '@dshkit/shell'
+import { DEFAULT_LIMITS, limitMessage, type ShellService } from '@dshkit/shell'
 import { defineTool } from '@dshkit/tools'
 import { z } from 'zod'
 import type { Config } from './config.js'
@@ -62,6 +62,7 @@ export function shellTool(shell: () => ShellService, config: Config, jobs: () =>
         timeoutMs,
         timedOut: result.timedOut,
         sandboxed: result.sandboxed,
+        ...(result.limit ? { limit: limitMessage(result.limit, shell().defaults.limits ?? DEFAULT_LIMITS) } : {}),
       }
     },
   })

@@ -27,6 +27,16 @@ describe('the shell tool', () => {
     expect(textOf(result)).toMatch(/^exit code 3 \(\d+ ms\)\nstdout:\nout\n\nstderr:\nerr\n$/)
   })
 
+  test('a command that hits a limit says which, first, and how to raise it', async () => {
+    const { call } = await setup({ local: { limits: { processes: 32 } } })
+    const result = await call('shell', { command: ':(){ :|:& };:; sleep 100' })
+    expect(result.isError).toBe(false)
+    expect(valueOf(result)).toMatchObject({ limit: expect.stringMatching(/^limit reached: processes \(processes 32\)/) })
+    expect(textOf(result)).toMatch(
+      /^limit reached: processes \(processes 32\); the command and everything it started were killed\. Raise limits\.processes if it needs more \(\d+ ms\)\n/,
+    )
+  })
+
   test('a silent command says so', async () => {
     const { call } = await setup()
     expect(textOf(await call('shell', { command: 'true' }))).toMatch(/^exit code 0 \(\d+ ms\)\n\(no output\)$/)
