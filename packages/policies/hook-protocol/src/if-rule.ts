@@ -16,11 +16,9 @@ export interface IfSubject {
 export type IfRule = (subject: IfSubject) => boolean
 
 const RULE = /^([A-Za-z0-9_-]+)(?:\(([\s\S]*)\))?$/
-// Claude Code's file rules: an Edit rule covers every built-in tool that edits files, a Read rule every one that reads.
-const FAMILIES: Record<string, readonly string[]> = {
-  Edit: ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'],
-  Read: ['Read', 'Grep', 'Glob', 'LS'],
-}
+// Tools whose specifier is a path, as measured under Claude Code 2.1.197: a hook's `if` names one tool
+// (`Edit(.env)` does not cover a Write, unlike a permission rule); other tools' specifiers are not judged.
+const PATH_TOOLS = new Set(['Read', 'Edit', 'Write', 'NotebookEdit'])
 const PATH_KEYS = ['file_path', 'notebook_path', 'path']
 
 /**
@@ -35,11 +33,9 @@ export function compileIfRule(rule: string): IfRule {
     throw new SyntaxError(`"if" ${JSON.stringify(rule)} is not a permission rule; write Tool or Tool(specifier), e.g. "Bash(git *)" or "Edit(*.ts)"`)
   }
   const [, tool, specifier] = match
-  const names = FAMILIES[tool] ?? [tool]
   // `mcp__server` names every tool of that server, as a permission rule does.
   const serverPrefix = tool.startsWith('mcp__') && !tool.slice(5).includes('__') ? `${tool}__` : undefined
-  const toolMatches = (toolNames: readonly string[]) =>
-    toolNames.some((name) => names.includes(name) || (serverPrefix !== undefined && name.startsWith(serverPrefix)))
+  const toolMatches = (toolNames: readonly string[]) => toolNames.some((name) => name === tool || (serverPrefix !== undefined && name.startsWith(serverPrefix)))
   const spec = specifier?.trim()
   if (!spec || spec === '*') return ({ toolNames }) => toolMatches(toolNames)
   const test = specifierTest(tool, spec)
@@ -51,7 +47,7 @@ function specifierTest(tool: string, spec: string): IfRule {
     prepareBashRules()
     return ({ toolInput }) => bashRuleMatches(spec, field(toolInput, ['command']))
   }
-  if (FAMILIES[tool]) {
+  if (PATH_TOOLS.has(tool)) {
     const glob = compilePathRule(spec)
     return ({ toolInput, projectDir }) => {
       const path = field(toolInput, PATH_KEYS)
@@ -100,9 +96,12 @@ function field(input: unknown, keys: readonly string[]): string | undefined {
 }
 
 /**
- * Claude Code's file rule paths, gitignore-style: `//abs` from the filesystem root, `~/x` from the
- * home dir, `/x` and `./x` (or any pattern with a slash) from the project dir, and a bare pattern
- * (`*.ts`, `.env`) at any depth. A pattern also covers everything under a directory it names.
+ * Claude Code's file rule paths, gitignore-style, as measured under 2.1.197: `//abs` from the
+ * filesystem root, `~/x` from the home dir, `/x` from the project dir. Otherwise a leading `./` and a
+ * trailing `/**` or `/` are dropped; what is left with a slash is from the project dir (`src/*.ts`),
+ * without one at any depth under it (`.env`, `src/**`, `./a.ts`). Only a pattern starting with `*`
+ * (`*.ts`, a leading `**`) also covers files outside the project. A pattern covers everything under a
+ * directory it names; braces are literal.
  */
 export function compilePathRule(pattern: string): (absolutePath: string, projectDir: string) => boolean {
   let anchor: 'root' | 'home' | 'project' | 'anywhere'
@@ -110,18 +109,25 @@ export function compilePathRule(pattern: string): (absolutePath: string, project
   if (body.startsWith('//')) (anchor = 'root'), (body = body.slice(1))
   else if (body.startsWith('~/')) (anchor = 'home'), (body = body.slice(1))
   else if (body.startsWith('/')) anchor = 'project'
-  else if (body.startsWith('./')) (anchor = 'project'), (body = body.slice(1))
-  else if (body.replace(/\/+$/, '').includes('/')) (anchor = 'project'), (body = `/${body}`)
-  else (anchor = 'anywhere'), (body = `/**/${body}`)
-  // A trailing `/**` or `/` names a directory: it and everything under it (the suffix below covers both).
-  body = body.replace(/(?:\/\*\*)?\/*$/, '')
-  const regex = RE2JS.compile(`^${globToRegex(body)}(?:/.*)?$`)
-  return (absolutePath, projectDir) => {
-    const base = anchor === 'root' || anchor === 'anywhere' ? '' : anchor === 'home' ? homedir() : projectDir
-    if (!isAbsolute(absolutePath)) return true
-    const rest = base ? relativeUnder(absolutePath, base) : absolutePath
-    return rest !== undefined && regex.matcher(rest).matches()
+  else {
+    body = stripDirectorySuffix(body.replace(/^(?:\.\/)+/, ''))
+    anchor = body.includes('/') && !body.startsWith('**/') ? 'project' : 'anywhere'
+    body = anchor === 'project' ? `/${body}` : `/**/${body.replace(/^\*\*\//, '')}`
   }
+  // A directory named covers everything under it: the `(?:/.*)?` suffix.
+  const regex = RE2JS.compile(`^${globToRegex(stripDirectorySuffix(body))}(?:/.*)?$`)
+  const outside = anchor === 'anywhere' && pattern.startsWith('*')
+  return (absolutePath, projectDir) => {
+    if (!isAbsolute(absolutePath)) return true
+    const base = anchor === 'root' ? '' : anchor === 'home' ? homedir() : projectDir
+    const rest = base ? relativeUnder(absolutePath, base) : absolutePath
+    if (rest === undefined) return outside && regex.matcher(absolutePath).matches()
+    return regex.matcher(rest).matches()
+  }
+}
+
+function stripDirectorySuffix(glob: string): string {
+  return glob.replace(/(?:\/\*\*)?\/*$/, '')
 }
 
 /** The path with `base` removed, starting with `/`, or undefined when it is not under base. */
@@ -142,17 +148,7 @@ function globToRegex(glob: string): string {
       if (out.endsWith('/(?:/.*)?/')) out = `${out.slice(0, -'/(?:/.*)?/'.length)}(?:/.*)?/`
     } else if (c === '*') out += '[^/]*'
     else if (c === '?') out += '[^/]'
-    else if (c === '{') {
-      const end = glob.indexOf('}', i)
-      if (end < 0) out += '\\{'
-      else
-        (out += `(?:${glob
-          .slice(i + 1, end)
-          .split(',')
-          .map(globToRegex)
-          .join('|')})`),
-          (i = end)
-    } else out += /[\\^$.|+()[\]{}]/.test(c) ? `\\${c}` : c
+    else out += /[\\^$.|+()[\]{}]/.test(c) ? `\\${c}` : c
   }
   return out
 }

@@ -150,25 +150,31 @@ describe('if (permission-rule syntax)', () => {
     expect(plainRuleMatches('git *', 'FOO=1 git status')).toBe(true)
   })
 
-  test('Edit(*.ts) covers every file-editing tool at any depth; Read(./secrets/**) only under the project', () => {
+  test('a file rule names one tool (Edit(*.ts) is not a Write); ./secrets/** is secrets at any depth', () => {
     const ts = compileIfRule('Edit(*.ts)')
     expect(ts(subject('Edit', { file_path: '/proj/src/deep/a.ts' }))).toBe(true)
-    expect(ts(subject('Write', { file_path: '/proj/a.ts' }))).toBe(true)
-    expect(ts(subject('Write', { file_path: '/proj/a.tsx' }))).toBe(false)
-    expect(ts(subject('Read', { file_path: '/proj/a.ts' }))).toBe(false)
+    expect(ts(subject('Write', { file_path: '/proj/a.ts' }))).toBe(false)
+    expect(ts(subject('MultiEdit', { file_path: '/proj/a.ts' }))).toBe(false)
+    expect(ts(subject('Edit', { file_path: '/proj/a.tsx' }))).toBe(false)
+    expect(compileIfRule('Write(*.ts)')(subject('Write', { file_path: '/proj/a.ts' }))).toBe(true)
     const secrets = compileIfRule('Read(./secrets/**)')
     expect(secrets(subject('Read', { file_path: '/proj/secrets/prod/key.pem' }))).toBe(true)
-    expect(secrets(subject('Read', { file_path: '/proj/public/secrets/x' }))).toBe(false)
+    expect(secrets(subject('Read', { file_path: '/proj/public/secrets/x' }))).toBe(true)
+    expect(secrets(subject('Read', { file_path: '/elsewhere/secrets/x' }))).toBe(false)
     expect(secrets(subject('Read', { file_path: 'secrets/a' }))).toBe(true)
-    expect(secrets(subject('Grep', { path: '/proj/secrets' }))).toBe(true)
+    expect(secrets(subject('Grep', { path: '/proj/secrets' }))).toBe(false)
   })
 
-  test('path anchors: //absolute, /project-relative, bare names at any depth, a named directory covers its contents', () => {
-    expect(compileIfRule('Edit(//etc/**)')(subject('Write', { file_path: '/etc/hosts' }))).toBe(true)
-    expect(compileIfRule('Edit(/src/**/*.ts)')(subject('Write', { file_path: '/proj/src/a/b.ts' }))).toBe(true)
-    expect(compileIfRule('Edit(/src/**/*.ts)')(subject('Write', { file_path: '/other/src/a.ts' }))).toBe(false)
+  test('path anchors: //absolute, /project-relative, a slash in the middle anchors, bare names at any depth', () => {
+    expect(compileIfRule('Edit(//etc/**)')(subject('Edit', { file_path: '/etc/hosts' }))).toBe(true)
+    expect(compileIfRule('Edit(/src/**/*.ts)')(subject('Edit', { file_path: '/proj/src/a/b.ts' }))).toBe(true)
+    expect(compileIfRule('Edit(/src/**/*.ts)')(subject('Edit', { file_path: '/other/src/a.ts' }))).toBe(false)
+    expect(compileIfRule('Edit(src/deep/**)')(subject('Edit', { file_path: '/proj/x/src/deep/a.ts' }))).toBe(false)
     expect(compileIfRule('Read(.env*)')(subject('Read', { file_path: '/proj/app/.env.local' }))).toBe(true)
     expect(compileIfRule('Read(.env*)')(subject('Read', { file_path: '/proj/app/env.ts' }))).toBe(false)
+    expect(compileIfRule('Read(.env)')(subject('Read', { file_path: '/elsewhere/.env' }))).toBe(false)
+    expect(compileIfRule('Read(*.env)')(subject('Read', { file_path: '/elsewhere/.env' }))).toBe(true)
+    expect(compileIfRule('Read({a,b}.ts)')(subject('Read', { file_path: '/proj/a.ts' }))).toBe(false)
     expect(compileIfRule('Edit(node_modules)')(subject('Edit', { file_path: '/proj/node_modules/x/index.js' }))).toBe(true)
   })
 

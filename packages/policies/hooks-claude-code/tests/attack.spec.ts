@@ -110,8 +110,8 @@ describe('hostile and careless hook answers, through the real tools and policies
 })
 
 describe('if file rules', () => {
-  test('an Edit(.env) guard is not skipped for a write through a symlink that lands on .env', async () => {
-    const guard = { type: 'command' as const, command: 'cat > /dev/null; echo "no .env edits" >&2; exit 2', if: 'Edit(.env)' }
+  test('a Write(.env) guard is not skipped for a write through a symlink that lands on .env', async () => {
+    const guard = { type: 'command' as const, command: 'cat > /dev/null; echo "no .env edits" >&2; exit 2', if: 'Write(.env)' }
     const p = await project({ PreToolUse: [{ matcher: 'Write', hooks: [guard] }] })
     await writeFile(join(p.dir, '.env'), 'TOKEN=1\n')
     await symlink('.env', join(p.dir, 'notes.txt'))
