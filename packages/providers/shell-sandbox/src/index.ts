@@ -10,8 +10,8 @@ import { bytesOf } from './bytes.js'
 import { Config, type ConfigInput } from './config.js'
 import { denyMatcher } from './deny-matcher.js'
 import { FollowedRoot } from './follow.js'
-import { probeBubblewrap } from './probe.js'
-import { findProgram, isExecutable } from './program.js'
+import { findBubblewrap } from './probe.js'
+import { findProgram } from './program.js'
 import { SandboxShell } from './service.js'
 import { UnavailableShell } from './unavailable.js'
 
@@ -42,7 +42,7 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
       throw unavailable(`the sandbox root ${root} is not an existing directory (roots come from fs-sandbox's config); create it or fix the path`)
   }
   if (!roots.length) throw unavailable('there are no writable roots; give fs-sandbox at least one root')
-  const shell = config.shell ?? (isExecutable('/bin/bash') ? '/bin/bash' : '/bin/sh')
+  const shell = config.shell ?? (findProgram('/bin/bash') ? '/bin/bash' : '/bin/sh')
   const cwd = nodePath.resolve(roots[0], config.cwd ?? '.')
 
   const empty = mkdtempSync(nodePath.join(tmpdir(), 'dshkit-shell-sandbox-'))
@@ -60,18 +60,14 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
     keepFromRun: config.network ? resolverDirs().map(bytesOf) : [],
   }
   const probeLayout = { ...layout, readOnlyRoots: readOnlyRoots.map(bytesOf), hiddenDirs: [], hiddenFiles: [], cwd: bytesOf(cwd) }
-  // Found once: the probe and every launch run the same binary, whatever PATH commands set.
-  const bwrapPath = findProgram(config.bwrapPath)
-  const failure = bwrapPath
-    ? await probeBubblewrap(bwrapPath, sandboxFlags(probeLayout), shell)
-    : `bubblewrap was not found at "${config.bwrapPath}"; install it (as root: apt-get install -y bubblewrap) or set bwrapPath`
-  if ((!bwrapPath || failure) && config.whenUnavailable === 'fail-start')
+  const bwrap = await findBubblewrap(config.bwrapPath, sandboxFlags(probeLayout), shell)
+  if ('failure' in bwrap && config.whenUnavailable === 'fail-start')
     throw unavailable(
-      `${failure}. Commands are never run unconfined: fix this, or turn the shell off ("shell-sandbox": false), let the other tools run without it (whenUnavailable: refuse-commands) or choose an unconfined shell explicitly ("shell-local")`,
+      `${bwrap.failure}. Commands are never run unconfined: fix this, or turn the shell off ("shell-sandbox": false), let the other tools run without it (whenUnavailable: refuse-commands) or choose an unconfined shell explicitly ("shell-local")`,
     )
-  if (!bwrapPath || failure) {
-    ctx.logger.warn(`every command will be refused, none runs unconfined: ${failure}`)
-    new UnavailableShell(ctx, cwd, commandDefaults(config), `the sandboxed shell is unavailable: ${failure}`)
+  if ('failure' in bwrap) {
+    ctx.logger.warn(`every command will be refused, none runs unconfined: ${bwrap.failure}`)
+    new UnavailableShell(ctx, cwd, commandDefaults(config), `the sandboxed shell is unavailable: ${bwrap.failure}`)
     return
   }
 
@@ -94,7 +90,7 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
   }
   const absoluteGlobs = config.deny.filter((glob) => nodePath.isAbsolute(glob))
   new SandboxShell(ctx, {
-    bwrapPath,
+    bwrapPath: bwrap.path,
     shell,
     cwd,
     denyScanLimit: config.denyScanLimit,

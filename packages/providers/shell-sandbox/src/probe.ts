@@ -2,8 +2,22 @@ import { spawn } from 'node:child_process'
 import type { Writable } from 'node:stream'
 import { launchArgs } from './args.js'
 import { nulTerminated } from './bytes.js'
+import { findProgram } from './program.js'
 
 const PROBE_TIMEOUT_MS = 10_000
+
+const notFound = (bwrapPath: string) => `bubblewrap was not found at "${bwrapPath}"; install it (as root: apt-get install -y bubblewrap) or set bwrapPath`
+
+/**
+ * The bubblewrap to run every command with: found once on the start's PATH and run by its absolute path
+ * (so the trial run and every launch are the same binary, whatever PATH a command sets), then tried once.
+ */
+export async function findBubblewrap(bwrapPath: string, flags: string[], shell: string): Promise<{ path: string } | { failure: string }> {
+  const path = findProgram(bwrapPath)
+  if (!path) return { failure: notFound(bwrapPath) }
+  const failure = await probeBubblewrap(path, flags, shell)
+  return failure ? { failure } : { path }
+}
 
 /**
  * Runs `bwrap --args 3 -- <shell> -c true` once, the flags on fd 3 as for every command: a missing
@@ -22,7 +36,7 @@ export function probeBubblewrap(bwrapPath: string, flags: string[], shell: strin
     fd3.end(nulTerminated(flags))
     child.on('error', (error) => {
       const code = (error as NodeJS.ErrnoException).code
-      if (code === 'ENOENT') return resolve(`bubblewrap was not found at "${bwrapPath}"; install it (as root: apt-get install -y bubblewrap) or set bwrapPath`)
+      if (code === 'ENOENT') return resolve(notFound(bwrapPath))
       if (code === 'EACCES') return resolve(`"${bwrapPath}" cannot be executed (permission denied)`)
       resolve(`"${bwrapPath}" could not be started: ${error.message}`)
     })

@@ -7,7 +7,7 @@ export interface CallCgroup {
   readonly procs: string
   /** True once the kernel refused a fork because of `pids.max`. */
   hitMax(): boolean
-  /** Removes the cgroup once it is empty (retried at exit while a straggler holds it). */
+  /** Removes the cgroup once it is empty (retried at the next command and at exit while a straggler holds it). */
   remove(): void
 }
 
@@ -20,9 +20,11 @@ const leftover = new Set<string>()
  * controller, not writable). Probed once per process: cgroup v2 at its root, else v1's pids hierarchy.
  */
 export function callCgroup(maxProcesses: number): CallCgroup | undefined {
-  if (parent === undefined) parent = makeParent()
-  if (parent === null) return undefined
-  const dir = nodePath.join(parent, `c${++calls}`)
+  const base = parentDir()
+  if (base === null) return undefined
+  // Cgroups a straggler still held when their command ended: retried at each new command, not only at exit.
+  for (const left of leftover) removeDir(left)
+  const dir = nodePath.join(base, `c${++calls}`)
   try {
     mkdirSync(dir)
     writeFileSync(nodePath.join(dir, 'pids.max'), String(maxProcesses))
@@ -39,8 +41,13 @@ export function callCgroup(maxProcesses: number): CallCgroup | undefined {
 
 /** Where the process limit is enforced: said in the README and by tests. */
 export function processLimitMechanism(): 'cgroup' | 'watcher' {
+  return parentDir() === null ? 'watcher' : 'cgroup'
+}
+
+/** This process's parent cgroup, made on first use; null where the machine gives none. */
+function parentDir(): string | null {
   if (parent === undefined) parent = makeParent()
-  return parent === null ? 'watcher' : 'cgroup'
+  return parent
 }
 
 function makeParent(): string | null {

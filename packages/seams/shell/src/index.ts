@@ -16,4 +16,4 @@ export const apply = (_ctx: Context, _config?: Config) => {}
 
 export default { name, Config, apply }
 export { limitOverridesShape, limitsShape } from './limits-config.js'
-export { missingProgram } from './launch-errors.js'
+export { locateProgram, missingProgram } from './launch-errors.js'

@@ -29,7 +29,13 @@ export function programProblem(file: string, path?: string, cwd?: string): strin
 }
 
 /** `ENOENT` or `EACCES` when spawning `file` in `cwd` would fail so, looked up on `path` as execvp does; undefined when it can start. */
-export function missingProgram(file: string, path = '/usr/bin:/bin', cwd = process.cwd()): 'ENOENT' | 'EACCES' | undefined {
+export function missingProgram(file: string, path?: string, cwd?: string): 'ENOENT' | 'EACCES' | undefined {
+  const found = locateProgram(file, path, cwd)
+  return typeof found === 'string' ? undefined : found.problem
+}
+
+/** The absolute path execvp would run for `file` (a name is looked up on `path`, a path resolves in `cwd`), or why none. */
+export function locateProgram(file: string, path = '/usr/bin:/bin', cwd = process.cwd()): string | { problem: 'ENOENT' | 'EACCES' } {
   const dirs = file.includes('/') ? [''] : path.split(nodePath.delimiter).filter(Boolean)
   // Relative to the directory the program starts in, as the exec after the chdir sees it.
   const candidates = dirs.map((dir) => nodePath.resolve(cwd, dir, file))
@@ -42,10 +48,10 @@ export function missingProgram(file: string, path = '/usr/bin:/bin', cwd = proce
     }
     try {
       accessSync(candidate, constants.X_OK)
-      return undefined
+      return candidate
     } catch {
       denied = true
     }
   }
-  return denied ? 'EACCES' : 'ENOENT'
+  return { problem: denied ? 'EACCES' : 'ENOENT' }
 }

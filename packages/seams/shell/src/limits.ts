@@ -117,16 +117,14 @@ export class LimitedRun {
   }
 }
 
-function limitKey(name: LimitName): keyof ResourceLimits {
-  const keys: Record<LimitName, keyof ResourceLimits> = {
-    processes: 'processes',
-    memory: 'memoryBytes',
-    'cpu time': 'cpuSeconds',
-    'file size': 'fileSizeBytes',
-    'open files': 'openFiles',
-  }
-  return keys[name]
+const LIMIT_KEYS: Record<LimitName, keyof ResourceLimits> = {
+  processes: 'processes',
+  memory: 'memoryBytes',
+  'cpu time': 'cpuSeconds',
+  'file size': 'fileSizeBytes',
+  'open files': 'openFiles',
 }
+const limitKey = (name: LimitName) => LIMIT_KEYS[name]
 
 /** The one line a result carries for a hit, with the knob that raises it. */
 export function limitMessage(name: LimitName, limits: ResourceLimits): string {
