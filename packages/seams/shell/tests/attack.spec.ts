@@ -295,6 +295,22 @@ test.each([
   `less '+!rm victim' f`,
   `mail -s x a@b <<< '~!rm victim'`,
   `xdg-open victim.desktop`,
+  // The same options bundled with others or abbreviated, as getopt and git's parse-options take them.
+  `git rebase -ix 'rm victim' HEAD~1`,
+  `git rebase -kx 'rm victim' HEAD~1`,
+  `git rebase --exe='rm victim' HEAD~1`,
+  `git grep -nO'rm victim' x`,
+  `git fetch --upload='rm victim' .`,
+  `rsync -avze 'rm victim' a b:`,
+  `rsync --rs='rm victim' a b:`,
+  `scp -qS 'rm victim' a b:`,
+  `man -aP 'rm victim' ls`,
+  `man --pag='rm victim' ls`,
+  `vim -Rc '!rm victim' f`,
+  `make --ev=$'a:\n\trm victim' a`,
+  `make -sE $'a:\n\trm victim' a`,
+  `emacs -batch -eval '(delete-file "victim")'`,
+  `emacs --ev='(delete-file "victim")'`,
 ])('a program that runs code or commands written in its arguments is opaque: %s', (line) => {
   expect(parsed(line).some((c) => c.opaque)).toBe(true)
 })
@@ -324,7 +340,12 @@ test.each([
   'git push origin main',
   'zip -r a.zip dir',
   'man ls',
+  'man -a ls',
   'less f',
+  'git grep -in TODO',
+  'git rebase --continue',
+  'rsync -avz a b:',
+  'zip -T a.zip',
 ])('the same programs running a file, or a script the judge reads as harmless, stay plain: %s', (line) => {
   expect(parsed(line).every((c) => !c.opaque)).toBe(true)
 })

@@ -110,27 +110,30 @@ const git: Check = (args) => {
 }
 
 // git subcommands that run a command given in the line (`rebase -x`, `bisect run`, `fetch --upload-pack`).
-const GIT_RUNS: Record<string, RegExp> = {
-  rebase: /^(-x|--exec)/,
-  bisect: /^run$/,
-  submodule: /^foreach$/,
-  'filter-branch': /^--[a-z-]+-filter/,
-  difftool: /^(-x|--extcmd|-t|--tool)/,
-  mergetool: /^(-t|--tool)/,
-  grep: /^(-O|--open-files-in-pager)/,
-  fetch: /^(--upload-pack|-u)/,
-  pull: /^(--upload-pack|-u)/,
-  clone: /^(--upload-pack|-u)/,
-  'ls-remote': /^(--upload-pack|-u)/,
-  archive: /^--exec/,
-  push: /^(--receive-pack|--exec)/,
-  'send-pack': /^(--receive-pack|--exec)/,
+const UPLOAD_PACK: RunsWhen = { short: 'u', long: ['--upload-pack'] }
+const RECEIVE_PACK: RunsWhen = { long: ['--receive-pack', '--exec'] }
+const GIT_RUNS: Record<string, RunsWhen> = {
+  rebase: { short: 'x', long: ['--exec'] },
+  bisect: { operands: ['run'] },
+  submodule: { operands: ['foreach'] },
+  'filter-branch': {
+    long: ['--setup', '--env-filter', '--tree-filter', '--index-filter', '--parent-filter', '--msg-filter', '--commit-filter', '--tag-name-filter'],
+  },
+  difftool: { short: 'xt', long: ['--extcmd', '--tool'] },
+  mergetool: { short: 't', long: ['--tool'] },
+  grep: { short: 'O', long: ['--open-files-in-pager'] },
+  fetch: UPLOAD_PACK,
+  pull: UPLOAD_PACK,
+  clone: UPLOAD_PACK,
+  'ls-remote': UPLOAD_PACK,
+  archive: { long: ['--exec'] },
+  push: RECEIVE_PACK,
+  'send-pack': RECEIVE_PACK,
 }
 
 const gitSubcommand = (sub: string, rest: Word[]) => {
-  const pattern = Object.hasOwn(GIT_RUNS, sub) ? GIT_RUNS[sub] : undefined
-  const hit = pattern && rest.find(({ value }) => pattern.test(value))
-  return hit ? `\`git ${sub} ${hit.value.split('=')[0]}\` runs a command written in the line` : undefined
+  const hit = Object.hasOwn(GIT_RUNS, sub) ? runsWord(rest, GIT_RUNS[sub]) : undefined
+  return hit ? `\`git ${sub} ${hit.split('=')[0]}\` runs a command written in the line` : undefined
 }
 
 const TAR_RUNS = /^--(to-command|use-compress-program|checkpoint-action|info-script|new-volume-script|rsh-command|rmt-command)/
@@ -141,10 +144,11 @@ const tar: Check = (args) => {
   return runs ? `\`tar ${runs.value.split('=')[0]}\` runs a command` : undefined
 }
 
+const MAKE_EVAL: RunsWhen = { short: 'E', long: ['--eval'] }
 const make: Check = (args) => {
   for (let i = 0; i < args.length; i++) {
     const value = args[i].value
-    if (/^(--eval|-E)/.test(value)) return '`make --eval` runs rules written in the line'
+    if (runsWord([args[i]], MAKE_EVAL)) return '`make --eval` runs rules written in the line'
     const file = value.match(/^(?:-f|--file=?|--makefile=?)(.*)$/s)
     if (file && STDIN.test(file[1] || (args[i + 1]?.value ?? ''))) return '`make` reads its makefile from stdin'
   }
@@ -156,11 +160,35 @@ const packageRunner: Check = (args) => {
   return sub && /^(exec|x|dlx)$/.test(sub) ? `\`${sub}\` runs a package's command the judge does not see` : undefined
 }
 
+/** What in a program's words asks it to run a command: short letters, long options, word prefixes (`+cmd`), operands (`run`). */
+interface RunsWhen {
+  short?: string
+  long?: readonly string[]
+  prefixes?: readonly string[]
+  operands?: readonly string[]
+}
+
+/**
+ * The first word that asks for a run. Options are read as getopt and git's parse-options take them:
+ * a short letter anywhere in a bundle (`-avze`), a long option by any prefix (`--exe` for `--exec`).
+ * A letter inside a glued value counts too: asking too often is the safe side.
+ */
+function runsWord(args: Word[], { short = '', long = [], prefixes = [], operands = [] }: RunsWhen): string | undefined {
+  for (const { value } of args) {
+    if (prefixes.some((prefix) => value.startsWith(prefix)) || operands.includes(value)) return value
+    if (value.startsWith('--')) {
+      const given = value.slice(2).split('=')[0]
+      if (given && long.some((option) => option.slice(2).startsWith(given))) return value
+    } else if (/^-./.test(value) && [...value.slice(1)].some((letter) => short.includes(letter))) return value
+  }
+  return undefined
+}
+
 const optionsRun =
-  (name: string, pattern: RegExp): Check =>
+  (name: string, when: RunsWhen): Check =>
   (args) => {
-    const hit = args.find(({ value }) => pattern.test(value))
-    return hit ? `\`${name} ${hit.value.slice(0, 20)}\` runs commands written in the line` : undefined
+    const hit = runsWord(args, when)
+    return hit ? `\`${name} ${hit.slice(0, 20)}\` runs commands written in the line` : undefined
   }
 
 const always =
@@ -184,7 +212,7 @@ const CHECKS: Record<string, Check> = {
   lua: interpreter('lua', { inline: 'e', valued: 'l' }),
   Rscript: interpreter('Rscript', { inline: 'e', long: ['--eval'], stdinWithOptions: false }),
   osascript: interpreter('osascript', { inline: 'e', valued: 'l' }),
-  vim: optionsRun('vim', /^(\+|-c$|--cmd|-S|-s$|-u$|-e|-E)/),
+  vim: optionsRun('vim', { short: 'cSsueE', long: ['--cmd'], prefixes: ['+'] }),
   ed: always('`ed` reads editor commands from stdin; its `!` runs a shell'),
   tclsh: interpreter('tclsh', { inline: '' }),
   wish: interpreter('wish', { inline: '' }),
@@ -205,13 +233,13 @@ const CHECKS: Record<string, Check> = {
   ocaml: interpreter('ocaml', { inline: '', stdinWithOptions: false }),
   swift: interpreter('swift', { inline: 'e', stdinWithOptions: false }),
   pwsh: (args) => (args.length === 1 && !args[0].value.startsWith('-') ? undefined : '`pwsh` runs commands from its arguments or stdin'),
-  zip: optionsRun('zip', /^(-TT|--unzip-command)/),
-  man: optionsRun('man', /^(-P|--pager|-H|--html)/),
-  less: optionsRun('less', /^\+/),
+  zip: optionsRun('zip', { long: ['--unzip-command'], prefixes: ['-TT'] }),
+  man: optionsRun('man', { short: 'PH', long: ['--pager', '--html'] }),
+  less: optionsRun('less', { prefixes: ['+'] }),
   mail: always('`mail` runs `~!` escapes read from stdin'),
-  emacs: optionsRun('emacs', /^(--?eval|--batch|-l$|--load|-f$|--funcall|-x$|--script)/),
-  rsync: optionsRun('rsync', /^(-e|--rsh|--rsync-path)/),
-  scp: optionsRun('scp', /^(-S|-o)/),
+  emacs: optionsRun('emacs', { short: 'lfx', long: ['--eval', '--batch', '--load', '--funcall', '--script'], prefixes: ['-eval', '-batch', '-script'] }),
+  rsync: optionsRun('rsync', { short: 'e', long: ['--rsh', '--rsync-path'] }),
+  scp: optionsRun('scp', { short: 'So' }),
   npm: packageRunner,
   pnpm: packageRunner,
   yarn: packageRunner,
