@@ -308,6 +308,7 @@ test.each([
   `man --pag='rm victim' ls`,
   `vim -Rc '!rm victim' f`,
   `make --ev=$'a:\n\trm victim' a`,
+  `tar -xf a.tar --to-c='rm victim'`,
   `make -sE $'a:\n\trm victim' a`,
   `emacs -batch -eval '(delete-file "victim")'`,
   `emacs --ev='(delete-file "victim")'`,

@@ -136,12 +136,15 @@ const gitSubcommand = (sub: string, rest: Word[]) => {
   return hit ? `\`git ${sub} ${hit.split('=')[0]}\` runs a command written in the line` : undefined
 }
 
-const TAR_RUNS = /^--(to-command|use-compress-program|checkpoint-action|info-script|new-volume-script|rsh-command|rmt-command)/
+const TAR_RUNS: RunsWhen = {
+  short: 'IF',
+  long: ['--to-command', '--use-compress-program', '--checkpoint-action', '--info-script', '--new-volume-script', '--rsh-command', '--rmt-command'],
+}
 const tar: Check = (args) => {
-  const runs = args.find(
-    ({ value }, i) => TAR_RUNS.test(value) || (/^-[^-]/.test(value) && /[IF]/.test(value)) || (i === 0 && /^[A-Za-z]+$/.test(value) && /[IF]/.test(value)),
-  )
-  return runs ? `\`tar ${runs.value.split('=')[0]}\` runs a command` : undefined
+  // Old-style first word: `tar xIf prog a.tar` is bundled letters without a dash.
+  const oldStyle = args[0] && /^[A-Za-z]+$/.test(args[0].value) && /[IF]/.test(args[0].value) ? args[0].value : undefined
+  const runs = oldStyle ?? runsWord(args, TAR_RUNS)
+  return runs ? `\`tar ${runs.split('=')[0]}\` runs a command` : undefined
 }
 
 const MAKE_EVAL: RunsWhen = { short: 'E', long: ['--eval'] }
