@@ -2,19 +2,19 @@
 // And the fuzz oracle at bench size: lines generated from the grammar of bash constructs, the
 // allowed ones run under strace, every program run checked against what the judge listed.
 import { createRequire } from 'node:module'
-import { loadCommandParser, parseCommandLine } from '@dshkit/shell'
-import { line, random } from '../packages/seams/shell/tests/fuzz/grammar.js'
-import { isDenied, judge, listedRun, traced } from '../packages/seams/shell/tests/fuzz/oracle.js'
+import { loadCommandParser, parseCommandLine } from '@dshkit/bash'
+import { line, random } from '../packages/lib/bash/tests/fuzz/grammar.js'
+import { isDenied, judge, listedRun, traced } from '../packages/lib/bash/tests/fuzz/oracle.js'
 import { compare, machine, size, table } from './support/measure.js'
 
-const require = createRequire(new URL('../packages/seams/shell/package.json', import.meta.url))
+const require = createRequire(new URL('../packages/lib/bash/package.json', import.meta.url))
 const { Language, Parser } = (await import(require.resolve('web-tree-sitter'))) as typeof import('web-tree-sitter')
 await Parser.init()
 const bare = new Parser()
 bare.setLanguage(await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm')))
 await loadCommandParser()
 // The oracle's helpers judge with the package's sources (as its tests do): that copy loads its parser too.
-await (await import('../packages/seams/shell/src/index.js')).loadCommandParser()
+await (await import('../packages/lib/bash/src/index.js')).loadCommandParser()
 
 const LINES = [
   'git status --short',

@@ -1,4 +1,4 @@
-import { commandPattern, loadCommandParser, parseCommandLine, type CommandPattern } from '@dshkit/shell'
+import { commandPattern, loadCommandParser, parseCommandLine, type CommandPattern } from '@dshkit/bash'
 import { RE2JS } from 're2js'
 
 // Anything that can chain, nest or hide a second command: such a line is not read, the hook runs.
@@ -62,7 +62,7 @@ const WRAPPERS = new Set([
 
 /**
  * Whether a `Bash(<spec>)` rule covers a command line, for a handler's `if`. Like Claude Code it
- * judges each command of the line (`ls && git push` matches `git *`), read by @dshkit/shell's bash
+ * judges each command of the line (`ls && git push` matches `git *`), read by @dshkit/bash's
  * parser through wrappers (`sudo`, `env`, `timeout`…) and spellings (`/usr/bin/git`); a command
  * whose words are only known at run time, or that cannot be known (`eval`), matches. Before the
  * parser has loaded, or for a line it cannot read, a plain reader answers, and true for anything

@@ -1,4 +1,4 @@
-import { loadCommandParser } from '@dshkit/shell'
+import { loadCommandParser } from '@dshkit/bash'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { bashRuleMatches, parseHookSettings, plainRuleMatches, selectHooks } from '../src/index.js'
 

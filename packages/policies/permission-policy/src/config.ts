@@ -1,6 +1,6 @@
 import { strictConfig } from '@dshkit/common'
 import { z } from 'zod'
-import { commandPattern } from '@dshkit/shell'
+import { commandPattern } from '@dshkit/bash'
 import { globProblem } from './rules.js'
 
 const glob = (what: string) =>

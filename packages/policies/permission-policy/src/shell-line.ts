@@ -11,7 +11,7 @@ import {
   type PatternMatch,
   type Redirect,
   type Word,
-} from '@dshkit/shell'
+} from '@dshkit/bash'
 import type { JsonValue } from '@dshkit/tools'
 import { argumentValue, type PathForm } from './rules.js'
 

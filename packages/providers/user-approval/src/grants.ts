@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs'
 import type { ToolExecution } from '@dshkit/tools'
 import { PermissionRules, type PathLookup } from '@dshkit/permission-policy'
-import { loadCommandParser } from '@dshkit/shell'
+import { loadCommandParser } from '@dshkit/bash'
 import { checkGrantRule, newGrantId, readGrantsFile, writeGrantsFile, type GrantsFile } from './grants-file.js'
 import { cleanSummary, ruleSummary } from './summary.js'
 import { GrantsFileError, type Grant, type GrantInput, type GrantsApi } from './types.js'

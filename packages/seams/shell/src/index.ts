@@ -4,7 +4,6 @@ import { Config } from './config.js'
 export * from './service.js'
 export { groupAlive, groupMembers, reapTree, runMarker } from './reap.js'
 export { Config, type ConfigInput } from './config.js'
-export * from './commands.js'
 export { DEFAULT_LIMITS, LimitedRun, limitMessage, resolveLimits, type LimitName, type ResourceLimits } from './limits.js'
 export { processLimitMechanism } from './cgroup.js'
 

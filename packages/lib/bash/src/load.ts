@@ -20,7 +20,7 @@ export function loadCommandParser(): Promise<void> {
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error)
       throw new Error(
-        `cannot load the bash grammar (web-tree-sitter + tree-sitter-bash) that command rules need: ${why}; reinstall @dshkit/shell's dependencies`,
+        `cannot load the bash grammar (web-tree-sitter + tree-sitter-bash) that command rules need: ${why}; reinstall @dshkit/bash's dependencies`,
       )
     }
   })()

@@ -1,0 +1,5 @@
+export type { Command, Origin, ParsedLine, Redirect, RedirectAccess, Word } from './types.js'
+export { loadCommandParser } from './load.js'
+export { LIMITS as COMMAND_LINE_LIMITS, parseCommandLine } from './parse.js'
+export { baseName as programName } from './unwrap.js'
+export { commandPattern, type CommandPattern, type PatternMatch } from './pattern.js'

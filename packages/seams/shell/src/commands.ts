@@ -1,5 +1,0 @@
-export type { Command, Origin, ParsedLine, Redirect, RedirectAccess, Word } from './commands/types.js'
-export { loadCommandParser } from './commands/load.js'
-export { LIMITS as COMMAND_LINE_LIMITS, parseCommandLine } from './commands/parse.js'
-export { baseName as programName } from './commands/unwrap.js'
-export { commandPattern, type CommandPattern, type PatternMatch } from './commands/pattern.js'
