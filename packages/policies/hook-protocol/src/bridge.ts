@@ -1,4 +1,4 @@
-import type { ResourceLimits } from '@dshkit/shell'
+import type { ResourceLimits } from '@dshkit/process'
 import { mapToolCall, unmapToolInput, type ToolDialect, type ToolNameMapping } from './mapping.js'
 import { mergeVerdicts, toleratedError, type MergedVerdict, type OnError } from './merge.js'
 import { interpretHookOutput, parseHookOutput, type HookEvent, type HookVerdict } from './parse.js'
@@ -52,7 +52,7 @@ export interface HookBridgeOptions {
   defaultTimeoutMs?: number
   graceMs?: number
   maxOutputBytes?: number
-  /** Resource limits of every hook command (over @dshkit/shell's defaults); a hit is a failed hook (onError decides). */
+  /** Resource limits of every hook command (over @dshkit/process's defaults); a hit is a failed hook (onError decides). */
   limits?: Partial<ResourceLimits>
   /**
    * What PreToolUse hooks do in a dry run (`exec.dryRun`, `ctx.tools.explain`). `report` (default): they are not run —

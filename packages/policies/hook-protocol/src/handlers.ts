@@ -1,4 +1,4 @@
-import type { ResourceLimits } from '@dshkit/shell'
+import type { ResourceLimits } from '@dshkit/process'
 import { matchesAny, toolNamesFor } from './matcher.js'
 import { runHook, type HookRunResult } from './run.js'
 import type { HookCommand, HookSettings, HookShell, ToolEvent } from './settings.js'
@@ -14,7 +14,7 @@ export interface HandlerRunOptions {
   defaultTimeoutMs?: number
   graceMs?: number
   maxOutputBytes?: number
-  /** Resource limits of every hook command (over @dshkit/shell's defaults). */
+  /** Resource limits of every hook command (over @dshkit/process's defaults). */
   limits?: Partial<ResourceLimits>
   /** `statusMessage` is logged here when a hook starts; async failures are warned here. */
   logger?: { info(format: any, ...args: any[]): void; warn(format: any, ...args: any[]): void }

@@ -1,4 +1,4 @@
-import type { ResourceLimits } from '@dshkit/shell'
+import type { ResourceLimits } from '@dshkit/process'
 import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { createHookBridge, type HookBridgeLogger } from './bridge.js'
@@ -27,7 +27,7 @@ export interface OpenHookBridgeOptions {
   toolNames?: ToolNameMap
   /** A handler without its own `timeout` gets this (default 600 s, as both products document). */
   defaultTimeoutMs?: number
-  /** Resource limits of every hook command (over @dshkit/shell's defaults). */
+  /** Resource limits of every hook command (over @dshkit/process's defaults). */
   limits?: Partial<ResourceLimits>
   /** Variables added to `process.env` for every hook, given the absolute project dir (over the settings `env`). */
   env?(projectDir: string): Record<string, string>

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { DEFAULT_LIMITS, LimitedRun, type LimitName, type ResourceLimits, missingProgram, reapTree, resolveLimits, runMarker } from '@dshkit/shell'
+import type { LimitName, ResourceLimits } from '@dshkit/process'
+import { DEFAULT_LIMITS, LimitedRun, missingProgram, reapTree, resolveLimits, runMarker } from '@dshkit/process'
 
 export interface RunHookOptions {
   /** Shell text, run as `<shell…> <command>` (default `sh -c`); with `args`, the executable to spawn. */
@@ -20,7 +21,7 @@ export interface RunHookOptions {
   graceMs?: number
   /** Aborting kills the hook the same way a timeout does. */
   signal?: AbortSignal
-  /** Resource limits over the defaults (@dshkit/shell's `DEFAULT_LIMITS`); a hit kills the whole tree. */
+  /** Resource limits over the defaults (@dshkit/process's `DEFAULT_LIMITS`); a hit kills the whole tree. */
   limits?: Partial<ResourceLimits>
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { limitsShape, type ShellDefaults } from '@dshkit/shell'
+import type { ShellDefaults } from '@dshkit/shell'
+import { limitsShape } from '@dshkit/process'
 import { strictConfig } from '@dshkit/common'
 
 const MAX_TIMER_MS = 2 ** 31 - 1

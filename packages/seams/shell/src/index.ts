@@ -2,10 +2,9 @@ import type { Context } from 'cordis'
 import { Config } from './config.js'
 
 export * from './service.js'
-export { groupAlive, groupMembers, reapTree, runMarker } from './reap.js'
 export { Config, type ConfigInput } from './config.js'
-export { DEFAULT_LIMITS, LimitedRun, limitMessage, resolveLimits, type LimitName, type ResourceLimits } from './limits.js'
-export { processLimitMechanism } from './cgroup.js'
+// What a spec and a result carry, for a caller that names them.
+export { DEFAULT_GRACE_MS, DEFAULT_MAX_OUTPUT_BYTES, type LimitName, type OutputListener, type ResourceLimits } from '@dshkit/process'
 
 /** The service name providers register under (`ctx.shell`). */
 export const name = 'shell'
@@ -14,5 +13,3 @@ export const name = 'shell'
 export const apply = (_ctx: Context, _config?: Config) => {}
 
 export default { name, Config, apply }
-export { limitOverridesShape, limitsShape } from './limits-config.js'
-export { locateProgram, missingProgram } from './launch-errors.js'

@@ -1,9 +1,18 @@
 import nodePath from 'node:path'
 import type { Context } from 'cordis'
 import { Service } from 'cordis'
-import type { LimitName, ResourceLimits } from './limits.js'
-import { DEFAULT_LIMITS } from './limits.js'
-import { startProcess } from './process.js'
+import {
+  DEFAULT_GRACE_MS,
+  DEFAULT_LIMITS,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  type ProcessDefaults,
+  type ProcessLaunch,
+  type ProcessResult,
+  type ProcessSpec,
+  type ProcessStream,
+  type RunningProcess,
+  startProcess,
+} from '@dshkit/process'
 
 declare module 'cordis' {
   interface Context {
@@ -12,84 +21,19 @@ declare module 'cordis' {
 }
 
 /** One command line to run, as `<shell> -c <command>`. */
-export interface ShellSpec {
+export interface ShellSpec extends ProcessSpec {
   command: string
   /** Absolute working directory; default the provider's `cwd`. */
   cwd?: string
-  /** Added on top of the provider's environment. */
-  env?: Record<string, string>
-  /** Written to stdin, which is then closed; absent: stdin is empty (never the host's terminal). */
-  stdin?: string | Uint8Array
-  /** Aborting kills the whole process tree; the result says `aborted`. */
-  signal?: AbortSignal
-  /** After this the whole tree is killed and the result says `timedOut`. */
-  timeoutMs?: number
-  /** Per stream bound on what the result keeps; the rest is counted in `droppedBytes`. */
-  maxOutputBytes?: number
-  /** SIGTERM → SIGKILL grace when killing. */
-  graceMs?: number
-  /** Overrides some of the provider's resource limits for this command. */
-  limits?: Partial<ResourceLimits>
 }
 
-export interface ShellStream {
-  text: string
-  /** Bytes read but not kept because of `maxOutputBytes`. */
-  droppedBytes: number
-}
-
-export interface ShellResult {
-  /** Exit code, or null when a signal ended it (or it never started). */
-  exitCode: number | null
-  signal: NodeJS.Signals | null
-  stdout: ShellStream
-  stderr: ShellStream
-  durationMs: number
-  timedOut: boolean
-  aborted: boolean
-  /** Ran confined by an OS sandbox (shell-sandbox). */
-  sandboxed: boolean
-  /** It could not be run at all (spawn failure, missing cwd), in words a user can act on. */
-  error?: string
-  /** The resource limit it hit; the whole tree was killed (or had ended). `limitMessage` words it. */
-  limit?: LimitName
-}
-
-export type OutputListener = (chunk: string, stream: 'stdout' | 'stderr') => void
-
-/** What a spec leaves out. A provider overrides `defaults` to set its own (from its config). */
-export interface ShellDefaults {
-  /** No deadline when undefined. */
-  timeoutMs?: number
-  maxOutputBytes: number
-  graceMs: number
-  /** Absent: `DEFAULT_LIMITS`. */
-  limits?: ResourceLimits
-}
-
-export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024
-export const DEFAULT_GRACE_MS = 2_000
-
-/** A live command (what jobs hold on to). `done` never rejects. */
-export interface ShellProcess {
-  readonly pid: number | undefined
-  readonly startedAt: number
-  readonly done: Promise<ShellResult>
-  /** Every decoded chunk as it arrives; returns a disposer. */
-  onOutput(listener: OutputListener): () => void
-  /** Kills the whole tree (SIGTERM, then SIGKILL after the grace) and resolves once nothing is left; the result says `aborted` (unless it had already exited). `reason` is for the caller's own records. */
-  kill(reason?: string): Promise<ShellResult>
-}
-
+// The seam runs each command as one @dshkit/process tree: its names for the same shapes.
+export type ShellStream = ProcessStream
+export type ShellResult = ProcessResult
+export type ShellDefaults = ProcessDefaults
+export type ShellProcess = RunningProcess
 /** How a provider starts a command: the program and its argv (for example bash -c, or bwrap … bash -c). */
-export interface ShellLaunch {
-  file: string
-  args: string[]
-  /** The base environment (default `process.env`); the spec's `env` and the seam's run marker go on top. */
-  env?: Record<string, string | undefined>
-  /** Bytes the program reads on its fd 3 (a pipe closed after them): arguments kept out of its argv, like bubblewrap's `--args 3`. */
-  fd3?: Uint8Array
-}
+export type ShellLaunch = ProcessLaunch
 
 /**
  * The `shell` service seam. A provider says only how to launch a command (`launch`); the seam

@@ -4,7 +4,8 @@ import { mkdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { cleanup, tempDir } from '@dshkit/testing'
 import { afterEach, describe, expect, test } from 'vitest'
-import { DEFAULT_LIMITS, limitMessage, type ShellService, type ShellSpec } from '../src/index.js'
+import { DEFAULT_LIMITS, limitMessage } from '@dshkit/process'
+import type { ShellService, ShellSpec } from '../src/index.js'
 import { fixture, ourZombies, psMatching, testShell } from './helpers.js'
 
 afterEach(cleanup)

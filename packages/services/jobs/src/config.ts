@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { strictConfig } from '@dshkit/common'
-import { limitOverridesShape } from '@dshkit/shell'
+import { limitOverridesShape } from '@dshkit/process'
 
 export const DEFAULT_MAX_OUTPUT_CHARS = 1_000_000
 export const DEFAULT_MAX_RUNNING = 64

@@ -3,7 +3,7 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import { reapTree, runMarker } from '@dshkit/shell'
+import { reapTree, runMarker } from '@dshkit/process'
 import { LineSplitter, MAX_MESSAGE_BYTES } from './lines.js'
 
 const STDERR_LINES = 20
@@ -20,7 +20,7 @@ export interface StdioOptions {
 
 /**
  * The SDK's stdio framing over a server started in its own process group, with an environment marker, so
- * `close()` ends the server and everything it started (`setsid` children too) through @dshkit/shell's reapTree.
+ * `close()` ends the server and everything it started (`setsid` children too) through @dshkit/process's reapTree.
  */
 export class StdioTransport implements Transport {
   onclose?: () => void

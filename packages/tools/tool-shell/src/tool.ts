@@ -1,5 +1,6 @@
 import type { JobOwner } from '@dshkit/jobs'
-import { DEFAULT_LIMITS, limitMessage, type ShellService } from '@dshkit/shell'
+import type { ShellService } from '@dshkit/shell'
+import { DEFAULT_LIMITS, limitMessage } from '@dshkit/process'
 import { defineTool } from '@dshkit/tools'
 import { z } from 'zod'
 import type { Config } from './config.js'

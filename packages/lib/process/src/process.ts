@@ -5,7 +5,7 @@ import { describeSpawnError, messageOf, programProblem } from './launch-errors.j
 import { DEFAULT_LIMITS, LimitedRun, type ResourceLimits, resolveLimits } from './limits.js'
 import { StreamTail } from './output.js'
 import { groupAlive, reapTree, runMarker } from './reap.js'
-import type { OutputListener, ShellDefaults, ShellLaunch, ShellProcess, ShellResult, ShellSpec } from './service.js'
+import type { ProcessDefaults, ProcessLaunch, ProcessResult, ProcessSpec, RunningProcess, OutputListener } from './types.js'
 
 const MAX_TIMER_MS = 2 ** 31 - 1 // larger delays overflow setTimeout and fire at once
 // After the command exits, how long a process still holding its output may keep it before it is reaped.
@@ -15,20 +15,20 @@ const MARKER_BASE = runMarker('DSHKIT_SHELL_RUN')
 let commands = 0
 
 export interface StartOptions {
-  spec: ShellSpec
+  spec: ProcessSpec
   /** Absolute, already resolved against the provider's cwd. */
   cwd: string
   sandboxed: boolean
-  defaults: ShellDefaults
+  defaults: ProcessDefaults
   /** The provider's argv for this spec; may throw (the result then says why). */
-  launch: () => ShellLaunch
+  launch: () => ProcessLaunch
 }
 
-/** Starts one command in its own process group. Never throws: what goes wrong is in `done`'s `error`. */
-export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOptions): ShellProcess {
+/** Starts one process tree in its own process group. Never throws: what goes wrong is in `done`'s `error`. */
+export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOptions): RunningProcess {
   const startedAt = Date.now()
   const started = performance.now()
-  const result: ShellResult = {
+  const result: ProcessResult = {
     exitCode: null,
     signal: null,
     stdout: { text: '', droppedBytes: 0 },
@@ -51,7 +51,7 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
   } catch (error) {
     return notStarted(messageOf(error))
   }
-  let how: ShellLaunch
+  let how: ProcessLaunch
   try {
     how = launch()
   } catch (error) {
@@ -87,8 +87,8 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
   let reaping: Promise<void> | undefined
   let timer: NodeJS.Timeout | undefined
   let drainTimer: NodeJS.Timeout | undefined
-  let resolveDone!: (result: ShellResult) => void
-  const done = new Promise<ShellResult>((resolve) => {
+  let resolveDone!: (result: ProcessResult) => void
+  const done = new Promise<ProcessResult>((resolve) => {
     resolveDone = resolve
   })
 
@@ -211,12 +211,12 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
 }
 
 /** A command that never started: its result is ready at once. */
-function unstarted(startedAt: number, result: ShellResult): ShellProcess {
+function unstarted(startedAt: number, result: ProcessResult): RunningProcess {
   const done = Promise.resolve(result)
   return { pid: undefined, startedAt, done, onOutput: () => () => {}, kill: () => done }
 }
 
-function invalidLimits(spec: ShellSpec): string | undefined {
+function invalidLimits(spec: ProcessSpec): string | undefined {
   const { timeoutMs, maxOutputBytes, graceMs } = spec
   if (timeoutMs !== undefined && !(timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS))
     return `timeoutMs must be between 1 and ${MAX_TIMER_MS} ms (got ${timeoutMs}); leave it out for the provider's default`

@@ -1,5 +1,5 @@
 import { StringDecoder } from 'node:string_decoder'
-import type { ShellStream } from './service.js'
+import type { ProcessStream } from './types.js'
 
 /**
  * One output stream: every chunk decoded for live listeners (a character split across chunks
@@ -31,7 +31,7 @@ export class StreamTail {
     return decode ? this.decoder.end() : ''
   }
 
-  result(): ShellStream {
+  result(): ProcessStream {
     if (this.limit <= 0) return { text: '', droppedBytes: this.total }
     let bytes = Buffer.concat(this.chunks, this.kept)
     if (bytes.length > this.limit) bytes = bytes.subarray(bytes.length - this.limit)

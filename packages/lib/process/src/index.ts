@@ -1,0 +1,8 @@
+export * from './types.js'
+export { startProcess, type StartOptions } from './process.js'
+export { groupAlive, groupMembers, reapTree, runMarker } from './reap.js'
+export { DEFAULT_LIMITS, LimitedRun, limitMessage, resolveLimits, type LimitName, type ResourceLimits } from './limits.js'
+export { processLimitMechanism } from './cgroup.js'
+export { limitOverridesShape, limitsShape } from './limits-config.js'
+export { locateProgram, missingProgram } from './launch-errors.js'
+export { StreamTail } from './output.js'
