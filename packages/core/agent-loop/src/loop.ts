@@ -1,5 +1,5 @@
 import { type Context, Service, type Logger } from 'cordis'
-import { toolFailure, type ContextMessage, type PreparedCall, type ToolExecutionResult, type ToolRuntime } from '@dshkit/tools'
+import { toolFailure, type ContextMessage, type PreparedCall, type ToolExecutionResult, type ToolRuntime, type ToolStop } from '@dshkit/tools'
 import { deepFreeze, errorMessage } from '@dshkit/common'
 import type { SessionService } from '@dshkit/session'
 import type { Config } from './config.js'
@@ -25,6 +25,8 @@ export interface BatchOutcome {
   contexts: ContextMessage[]
   /** True when some result asked to conclude the turn and no result failed. */
   concludesTurn: boolean
+  /** Set when a result asked to stop the session (a hook's `continue: false`): the later calls were not run; end the turn. */
+  stop?: ToolStop
 }
 
 interface Batch {
@@ -34,6 +36,8 @@ interface Batch {
   results: ToolExecutionResult[]
   contexts: ContextMessage[]
   options: ExecuteToolCallsOptions
+  /** The first stop a result asked for: no call starts after it. */
+  stop?: ToolStop
 }
 
 /** The `loop` service: runs a model's tool calls through `ctx.tools`, recording each in `ctx.session`. */
@@ -84,9 +88,9 @@ export class AgentLoop extends Service {
       if (end < length) await this.runGroup(batch, end, end + 1)
       start = end + 1
     }
-    const { results, contexts } = batch
+    const { results, contexts, stop } = batch
     const concludesTurn = results.some((r) => !r.isError && r.concludesTurn === true) && results.every((r) => !r.isError)
-    return { results, contexts, concludesTurn }
+    return stop ? { results, contexts, concludesTurn: false, stop } : { results, contexts, concludesTurn }
   }
 
   private async runGroup(batch: Batch, start: number, end: number) {
@@ -112,7 +116,12 @@ export class AgentLoop extends Service {
     const worker = async () => {
       while (nextToStart < end) {
         const index = nextToStart++
-        finished[index - start] = await this.runCall(batch.calls[index], batch.prepared[index], batch.options.signal)
+        // Calls start in model order, so every call not started when a stop arrives comes after the stopping one.
+        const result = batch.stop
+          ? await this.stoppedCall(batch.calls[index], batch.stop)
+          : await this.runCall(batch.calls[index], batch.prepared[index], batch.options.signal)
+        if (result.stop && !batch.stop) batch.stop = result.stop
+        finished[index - start] = result
         recordReady()
       }
     }
@@ -151,6 +160,17 @@ export class AgentLoop extends Service {
     }
     if (!isResult(result)) return this.brokenExecute(call, 'resolved to something that is not a tool result')
     return result
+  }
+
+  /** A call after a stop: recorded as called and answered, never run. */
+  private async stoppedCall(call: PlannedCall, stop: ToolStop): Promise<ToolExecutionResult> {
+    try {
+      await this.append({ type: 'tool/call', callId: call.callId, name: call.name, arguments: loggedArguments(call.arguments) })
+    } catch (error) {
+      this.logger.error('could not record the stopped call %s (%s): %s', call.name, call.callId, errorMessage(error))
+    }
+    const message = `${call.name} was not run: ${stop.by} stopped the session (${stop.reason})`
+    return deepFreeze({ ...toolFailure('ABORTED_BEFORE_DISPATCH', message, 'agent-loop', { decidedBy: 'registry' }), stop })
   }
 
   private brokenExecute(call: PlannedCall, what: string): ToolExecutionResult {

@@ -87,6 +87,7 @@ function withTrace(result: ToolExecutionResult, entries: TraceEntry[]): ToolExec
     : { isError: false, value: result.value, content: result.content, meta }
   if (result.additionalContexts) copy.additionalContexts = result.additionalContexts
   if (!result.isError && result.concludesTurn) (copy as { concludesTurn?: boolean }).concludesTurn = true
+  if (result.stop) copy.stop = result.stop
   return copy
 }
 

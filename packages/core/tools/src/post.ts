@@ -37,6 +37,9 @@ export function applyDecision(inner: Readonly<ToolExecutionResult>, decision: Po
   }
   if (contexts.length) next.additionalContexts = contexts
   else delete next.additionalContexts
+  // A stop, once asked for, stays: no outer listener can take it back.
+  const stop = inner.stop ?? decision.stop
+  if (stop) next.stop = stop
   return deepFreeze(next)
 }
 

@@ -1,5 +1,5 @@
 import { errorMessage, onAbort } from '@dshkit/common'
-import { describe, safeProperty } from './results.js'
+import { checkStop, describe, safeProperty } from './results.js'
 import { runWaterfall } from './waterfall.js'
 import { readDetail, type Trace, type TraceDecision, type TraceEntry } from './trace.js'
 import { readRewrite, type Rewrite } from './rewrite.js'
@@ -20,7 +20,7 @@ function claimPre(value: unknown, source: string, inner: PreToolDecision | undef
       return { kind: 'allow', updatedArguments: d.updatedArguments, source: typeof d.source === 'string' ? d.source : source }
     case 'deny':
       if (typeof d.reason !== 'string') throw new TypeError('a deny decision needs a reason string')
-      return { kind: 'deny', reason: d.reason, source: typeof d.source === 'string' ? d.source : source }
+      return { kind: 'deny', reason: d.reason, source: typeof d.source === 'string' ? d.source : source, ...(d.stop && { stop: checkStop(d.stop) }) }
     case 'ask':
       // An inner rewrite restarts the judgement; this listener judged the old arguments and will judge the new ones.
       return (
@@ -60,7 +60,10 @@ export async function preExecute(state: PipelineState, exec: ToolExecution, trac
     }
   }
   if (exec.signal.aborted) return abortedBeforeDispatch(exec)
-  if (decision.kind === 'deny') return denied(decision.reason, decision.source, 'listener')
+  if (decision.kind === 'deny') {
+    const failure = denied(decision.reason, decision.source, 'listener')
+    return decision.stop ? { ...failure, stop: decision.stop } : failure
+  }
   if (decision !== ALLOW && decision.kind === 'allow') {
     // Guards judge the arguments that will run: a rewrite is judged on its own pass.
     const rewrite = readRewrite(decision, exec)

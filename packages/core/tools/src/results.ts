@@ -1,5 +1,5 @@
 import { snapshotJson } from '@dshkit/common'
-import type { ContentBlock, ContextMessage, Decider, JsonValue, PostToolDecision, ToolErrorCode, ToolExecutionResult, ToolFailure } from './types.js'
+import type { ContentBlock, ContextMessage, Decider, JsonValue, PostToolDecision, ToolErrorCode, ToolExecutionResult, ToolFailure, ToolStop } from './types.js'
 
 const codes = new Set<ToolErrorCode>([
   'UNKNOWN_TOOL',
@@ -87,14 +87,25 @@ export function checkResult(result: unknown): ToolExecutionResult {
   }
   if (meta) checked.meta = meta
   if (additionalContexts.length) checked.additionalContexts = additionalContexts
+  const stopped = checkStop(r.stop)
+  if (stopped) checked.stop = stopped
   return checked
+}
+
+/** A clean copy of a stop marker, or undefined when there is none; throws a TypeError when malformed. */
+export function checkStop(stop: unknown): ToolStop | undefined {
+  if (stop === undefined) return undefined
+  const s = stop as ToolStop
+  if (typeof s?.reason !== 'string' || typeof s.by !== 'string') throw new TypeError('stop must be { reason: string, by: string }')
+  return { reason: s.reason, by: s.by }
 }
 
 /** Validates a post-execute decision into a clean copy; throws a TypeError when malformed. */
 export function checkPostDecision(decision: unknown): PostToolDecision {
   const d = decision as PostToolDecision
   const additionalContexts = checkContexts(d?.additionalContexts)
-  const contexts = additionalContexts.length ? { additionalContexts } : {}
+  const stopped = checkStop(d?.stop)
+  const contexts = { ...(additionalContexts.length && { additionalContexts }), ...(stopped && { stop: stopped }) }
   switch (d?.kind) {
     case 'accept': {
       const meta = checkMeta(d.meta, 'meta')

@@ -139,6 +139,14 @@ export interface ToolError {
   source?: string
 }
 
+/** A request to end the session (a hook's `continue: false`): no later call of the batch runs, and the harness ends the turn. */
+export interface ToolStop {
+  /** Why, for people (a hook's `stopReason`). */
+  reason: string
+  /** Who asked (e.g. `hooks-claude-code: ./kill.sh`). */
+  by: string
+}
+
 export type ToolExecutionResult =
   | {
       isError: false
@@ -147,6 +155,7 @@ export type ToolExecutionResult =
       meta?: Record<string, JsonValue>
       additionalContexts?: ContextMessage[]
       concludesTurn?: boolean
+      stop?: ToolStop
     }
   | {
       isError: true
@@ -154,6 +163,7 @@ export type ToolExecutionResult =
       content: ContentBlock[]
       meta?: Record<string, JsonValue>
       additionalContexts?: ContextMessage[]
+      stop?: ToolStop
     }
 
 export type ToolSuccess = Extract<ToolExecutionResult, { isError: false }>
@@ -172,7 +182,7 @@ export type PreToolDecision =
       source?: string
       detail?: TraceDetail
     }
-  | { kind: 'deny'; reason: string; source?: string; detail?: TraceDetail }
+  | { kind: 'deny'; reason: string; source?: string; detail?: TraceDetail; stop?: ToolStop }
   | { kind: 'ask'; reason?: string; source?: string; detail?: TraceDetail }
 
 /**
@@ -183,9 +193,17 @@ export type PreToolDecision =
 export type TraceDetail = { [key: string]: JsonValue }
 
 export type PostToolDecision =
-  | { kind: 'accept'; meta?: Record<string, JsonValue>; additionalContexts?: ContextMessage[]; detail?: TraceDetail }
-  | { kind: 'replace'; content: ContentBlock[]; meta?: Record<string, JsonValue>; additionalContexts?: ContextMessage[]; source?: string; detail?: TraceDetail }
-  | { kind: 'block'; reason: string; source?: string; additionalContexts?: ContextMessage[]; detail?: TraceDetail }
+  | { kind: 'accept'; meta?: Record<string, JsonValue>; additionalContexts?: ContextMessage[]; detail?: TraceDetail; stop?: ToolStop }
+  | {
+      kind: 'replace'
+      content: ContentBlock[]
+      meta?: Record<string, JsonValue>
+      additionalContexts?: ContextMessage[]
+      source?: string
+      detail?: TraceDetail
+      stop?: ToolStop
+    }
+  | { kind: 'block'; reason: string; source?: string; additionalContexts?: ContextMessage[]; detail?: TraceDetail; stop?: ToolStop }
 
 /** A guard's denial with detail for the trace (the matched rule, its file); a plain string reason is the same without it. */
 export interface GuardDenial {

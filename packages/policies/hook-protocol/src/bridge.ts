@@ -78,6 +78,7 @@ type Context = { source: string; content: { type: 'text'; text: string }[] }
 interface Notes {
   contexts: Context[]
   systemMessages: HookJson[]
+  stop?: Stop
 }
 
 /** What the bridge remembers of its own rewrite of a call, so the pass it starts does not run the rewriters again. */
@@ -91,12 +92,14 @@ interface OwnRewrite {
 
 /** Which hooks ran and what each decided, for the trace (`detail` of the decision). */
 type HookDetail = { hooks: HookJson[]; notJudged?: string }
+/** A hook's `continue: false`: the result carries it, and the loop runs no later call. */
+type Stop = { reason: string; by: string }
 type PreAnswer =
-  | { kind: 'deny'; reason: string; source: string; detail?: HookDetail }
+  | { kind: 'deny'; reason: string; source: string; detail?: HookDetail; stop?: Stop }
   | { kind: 'ask'; reason: string; source: string; detail?: HookDetail }
   | { kind: 'allow'; updatedArguments: HookJson; source: string; detail?: HookDetail }
 type PostAnswer =
-  | { kind: 'accept'; meta?: Record<string, HookJson>; additionalContexts?: Context[]; detail?: { hooks: HookJson[] } }
+  | { kind: 'accept'; meta?: Record<string, HookJson>; additionalContexts?: Context[]; detail?: { hooks: HookJson[] }; stop?: Stop }
   | {
       kind: 'replace'
       content: { type: 'text'; text: string }[]
@@ -104,6 +107,7 @@ type PostAnswer =
       meta?: Record<string, HookJson>
       additionalContexts?: Context[]
       detail?: { hooks: HookJson[] }
+      stop?: Stop
     }
 
 /** Calls whose tool ran (and then failed) reach Claude Code's PostToolUseFailure; DENIED reaches PermissionDenied. */
@@ -245,6 +249,12 @@ export function createHookBridge(options: HookBridgeOptions) {
     record(call.token, 'PreToolUse', verdicts)
     const detail = detailOf('PreToolUse', verdicts)
     const merged = mergeVerdicts(verdicts, 'PreToolUse', onError)
+    const stopper = verdicts.find((v) => v.stop)
+    if (stopper) {
+      // Claude Code ends the session: this call does not run, and neither does any later one.
+      const stop = { reason: stopper.reason ?? 'a hook stopped the session', by: sourceOf(stopper.command) }
+      return { kind: 'deny', reason: stop.reason, source: stop.by, detail, stop }
+    }
     if (merged.kind === 'deny') return { kind: 'deny', reason: merged.reason, source: sourceOf(merged.command), detail }
     const ask = merged.kind === 'ask' ? { kind: 'ask' as const, reason: merged.reason, source: sourceOf(merged.command) } : own?.ask
     if (merged.updatedInput) {
@@ -302,6 +312,8 @@ export function createHookBridge(options: HookBridgeOptions) {
     let replaced: PostAnswer | undefined
     if (!inner.isError) {
       const shell = dialect === 'claude-code' && toolNames.get(call.name)?.shape === 'bash' ? bashFailure(inner.value) : undefined
+      // A call our own hook stopped was not denied by a permission rule: no PermissionDenied hooks for it.
+      if (inner.isError && (inner as { stop?: unknown }).stop) return answer(inner, take(call.token), undefined, tookPart(call.token))
       if (shell) await failureHooks(call, shell.error, shell.interrupted)
       else replaced = await postToolUse(call, inner)
     } else if (dialect === 'claude-code' && inner.error) {
@@ -320,6 +332,9 @@ export function createHookBridge(options: HookBridgeOptions) {
     if (!verdicts.length) return
     record(call.token, 'PostToolUse', verdicts)
     reportFailures(call.token, 'PostToolUse', verdicts)
+    const stopper = verdicts.find((v) => v.stop)
+    // The call ran; no later one will.
+    if (stopper) note(call.token).stop = { reason: stopper.reason ?? 'a hook stopped the session', by: sourceOf(stopper.command) }
     const feedback = verdicts.filter((v) => v.decision === 'block').map((v) => ({ command: v.command, text: v.reason ?? `blocked by hook \`${v.command}\`` }))
     const updated = verdicts.findLast((v) => v.updatedOutput !== undefined && v.decision !== 'error')
     if (dialect === 'codex') {
@@ -436,7 +451,8 @@ function answer<R extends HookCallResult>(
   const meta = Object.keys(hooks).length ? { hooks: mergeHookMeta(inner.meta?.hooks, hooks) } : undefined
   const additionalContexts = notes?.contexts.length ? notes.contexts : undefined
   const base = replaced ?? { kind: 'accept' as const }
-  return { ...base, ...(additionalContexts && { additionalContexts }), ...(meta && { meta }), ...(detail && { detail }) }
+  const stop = notes?.stop
+  return { ...base, ...(additionalContexts && { additionalContexts }), ...(meta && { meta }), ...(detail && { detail }), ...(stop && { stop }) }
 }
 
 function mergeHookMeta(outer: unknown, ours: Record<string, HookJson>): Record<string, HookJson> {

@@ -181,6 +181,7 @@ describe('README answer table, spot-checked', () => {
     const kept = await post.call('shell', { command: 'echo kept' })
     expect(kept).toMatchObject({ isError: false, content: [{ type: 'text', text: expect.stringContaining('kept') }] })
     expect(JSON.stringify(kept.additionalContexts)).toContain('stop here')
+    expect(kept.stop?.reason).toBe('stop here')
     const pre = await project({ PreToolUse: [on('Bash', stop)] })
     expect(await pre.call('shell', { command: 'echo x' })).toMatchObject({ error: { code: 'DENIED', message: 'stop here' } })
   })

@@ -112,7 +112,10 @@ describe('PreToolUse', () => {
   test('continue: false denies with stopReason', async () => {
     const command = `echo '{"continue": false, "stopReason": "session frozen by admin"}'`
     const { call } = await setup({ PreToolUse: [group('*', command)] })
-    expect(await call('echo', { text: 'x' })).toMatchObject({ error: { code: 'DENIED', message: 'session frozen by admin' } })
+    expect(await call('echo', { text: 'x' })).toMatchObject({
+      error: { code: 'DENIED', message: 'session frozen by admin' },
+      stop: { reason: 'session frozen by admin', by: expect.stringContaining('hooks-claude-code') },
+    })
   })
 })
 
