@@ -68,7 +68,21 @@ export class HookSettingsError extends Error {
   override name = 'HookSettingsError'
 }
 
-const CLAUDE_KEYS = ['type', 'command', 'args', 'shell', 'if', 'async', 'asyncRewake', 'statusMessage', 'timeout', 'once', 'onFailure']
+const CLAUDE_KEYS = [
+  'type',
+  'command',
+  'args',
+  'shell',
+  'if',
+  'async',
+  'asyncRewake',
+  'rewakeMessage',
+  'rewakeSummary',
+  'statusMessage',
+  'timeout',
+  'once',
+  'onFailure',
+]
 const CODEX_KEYS = ['type', 'command', 'commandWindows', 'timeout', 'timeoutSec', 'async', 'statusMessage']
 
 /**

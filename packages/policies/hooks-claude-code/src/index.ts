@@ -26,7 +26,13 @@ export const apply = (ctx: Context, input: ConfigInput) => {
     source: name,
     label: 'Claude Code settings',
     askSupported: true,
-    env: (dir) => ({ CLAUDE_PROJECT_DIR: dir }),
+    // What Claude Code 2.1.197 sets for hooks (measured, README "Environment"); a guard may act only when $CLAUDECODE is set.
+    env: (dir) => ({
+      CLAUDECODE: '1',
+      CLAUDE_CODE_ENTRYPOINT: process.env.CLAUDE_CODE_ENTRYPOINT || 'sdk-cli',
+      CLAUDE_CODE_SESSION_ID: sessionId,
+      CLAUDE_PROJECT_DIR: dir,
+    }),
     // Getters: read when a hook fires, so they follow the session store and approval setup of the moment.
     payload: (dir) => ({
       session_id: sessionId,

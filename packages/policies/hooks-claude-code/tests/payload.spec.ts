@@ -5,6 +5,7 @@ import UserApproval from '@dshkit/user-approval'
 import { cleanup, tempDir } from '@dshkit/testing'
 import { afterEach, describe, expect, test } from 'vitest'
 import { jsonLines, on, project, py } from './payload-setup.js'
+import { fixtures } from './setup.js'
 
 afterEach(cleanup)
 
@@ -138,4 +139,15 @@ test('a timed-out command reaches PostToolUseFailure as an interrupt; an exit-2 
   expect(result).toMatchObject({ isError: false, value: { timedOut: true } })
   expect(await p.seen('PostToolUseFailure', 'Bash')).toMatchObject({ error: expect.stringMatching(/^Command timed out/), is_interrupt: true })
   expect(result.additionalContexts?.map((c) => c.content[0])).toEqual([{ type: 'text', text: 'try a smaller input' }])
+})
+
+test('hooks get the variables Claude Code sets (CLAUDECODE, CLAUDE_CODE_ENTRYPOINT, CLAUDE_CODE_SESSION_ID), as measured', async () => {
+  const measured = JSON.parse(await readFile(join(fixtures, 'claude-code-2.1.197-payloads.json'), 'utf8'))
+  const p = await project({
+    PreToolUse: [on('Bash', 'printf "%s|%s|%s|%s" "$CLAUDECODE" "$CLAUDE_CODE_ENTRYPOINT" "$CLAUDE_CODE_SESSION_ID" "$CLAUDE_PROJECT_DIR" > env.txt')],
+  })
+  await p.call('shell', { command: 'true' })
+  const [claudeCode, entrypoint, session, dir] = (await readFile(join(p.dir, 'env.txt'), 'utf8')).split('|')
+  expect({ claudeCode, entrypoint }).toEqual({ claudeCode: measured.env.values.CLAUDECODE, entrypoint: measured.env.values.CLAUDE_CODE_ENTRYPOINT })
+  expect({ session, dir }).toEqual({ session: 'session-1', dir: p.dir })
 })
