@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import type { Context } from 'cordis'
-import type { ToolExecutionResult } from '@dshkit/tools'
+import type { ToolExecutionResult, ToolStop } from '@dshkit/tools'
 import { MemorySessionStore } from '@dshkit/session'
 import { JsonlSessionStore } from '@dshkit/session-store-jsonl'
 import { hasReference, readCalls, resolveReferences, type CallLine } from '../calls.js'
@@ -16,7 +16,7 @@ export interface RunOptions extends BootOptions {
   display?: string
 }
 
-/** Runs every call line; returns the exit code (0 all ran and were recorded, 1 some input was bad or a call went unrecorded, 130 interrupted). */
+/** Runs every call line; returns the exit code (0 all ran and were recorded, 1 some input was bad or a call went unrecorded, 3 a hook stopped the session, 130 interrupted). */
 export async function run(options: RunOptions): Promise<number> {
   const display = options.display ?? options.file
   const out = (text: string) => process.stdout.write(text + '\n')
@@ -41,8 +41,11 @@ export async function run(options: RunOptions): Promise<number> {
   pauseProgressWhileAsking(ctx, progress)
   const values = new Map<string, unknown>()
   const unrecorded: string[] = []
+  let stop: ToolStop | undefined
+  let reached = 0
   try {
     for (const segment of segments(calls)) {
+      reached += segment.length
       const ready: CallLine[] = []
       for (const call of segment) {
         let args = call.arguments
@@ -88,6 +91,11 @@ export async function run(options: RunOptions): Promise<number> {
             `  + context from ${visible(context.source)}:\n${context.content.map((b: any) => `    ${b.type === 'text' ? visible(b.text, { multiline: true }) : '[image]'}`).join('\n')}`,
           )
       }
+      // A hook's `continue: false` ends the session, as under Claude Code: no later line runs.
+      if (batch.stop) {
+        stop = batch.stop
+        break
+      }
     }
   } finally {
     progress.clear()
@@ -98,10 +106,16 @@ export async function run(options: RunOptions): Promise<number> {
   const interrupted = controller.signal.aborted
   if (!options.json) {
     const lost = unrecorded.length ? `, ${unrecorded.length} call(s) not run or not recorded (${unrecorded.join(', ')})` : ''
-    const stopped = interrupted ? ', interrupted: calls not started were not run' : ''
+    const stopped = interrupted
+      ? ', interrupted: calls not started were not run'
+      : stop
+        ? `, stopped by ${stop.by}: ${stop.reason}; ${calls.length - reached} later call line(s) not run`
+        : ''
     process.stderr.write(`dshkit: ${visible(`${calls.length} call line(s), ${bad} input problem(s)${lost}${stopped}${kept}`)}\n`)
   }
+  if (stop && options.json) out(JSON.stringify({ type: 'stop', by: stop.by, reason: stop.reason, notRun: calls.length - reached }))
   if (interrupted) return 130
+  if (stop) return 3
   return bad || unrecorded.length ? 1 : 0
 }
 
