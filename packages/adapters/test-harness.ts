@@ -58,3 +58,14 @@ export function plugFinisher(ctx: Context) {
     },
   })
 }
+
+/** A kill switch: every call of `tool` is denied and stops the session (as a hook's `continue: false` does). */
+export function plugStopper(ctx: Context, tool: string, stop = { reason: 'kill switch', by: 'test-stopper' }) {
+  return plug(ctx, {
+    name: 'stopper',
+    inject: ['tools'],
+    apply: (ctx: Context) => {
+      ctx.on('tools/pre-execute', async (exec, next) => (exec.name === tool ? { kind: 'deny', reason: 'stopped here', stop } : next()))
+    },
+  })
+}

@@ -1,4 +1,4 @@
-import { joinText, type ContentBlock, type JsonValue, type ToolExecutionResult } from '@dshkit/tools'
+import { joinText, type ContentBlock, type JsonValue, type ToolExecutionResult, type ToolStop } from '@dshkit/tools'
 import { modelContent } from '@dshkit/agent-loop'
 
 /** What a dshkit tool's `execute` resolves with in the AI SDK (the UI's `output`); `toModelOutput` renders it. */
@@ -8,14 +8,17 @@ export interface DshkitToolOutput {
   value: JsonValue
   /** Set when the batch concluded the turn; `turnConcluded` stops the loop on it. */
   concludesTurn?: true
+  /** Set when a result of the batch stopped the session (a hook's `continue: false`); `turnConcluded` stops on it too. */
+  stop?: ToolStop
 }
 
 type ModelOutput = { type: 'text'; value: string } | { type: 'content'; value: ({ type: 'text'; text: string } | ModelFile)[] }
 type ModelFile = { type: 'file'; mediaType: string; data: { type: 'data'; data: string } }
 
-export function toolOutput(result: ToolExecutionResult & { isError: false }, concludesTurn: boolean): DshkitToolOutput {
+export function toolOutput(result: ToolExecutionResult & { isError: false }, concludesTurn: boolean, stop: ToolStop | undefined): DshkitToolOutput {
   const output: DshkitToolOutput = { content: modelContent(result), value: result.value }
   if (concludesTurn) output.concludesTurn = true
+  if (stop) output.stop = stop
   return output
 }
 

@@ -32,9 +32,9 @@ export function dshkitTools(ctx: Context, options: DshkitToolsOptions = {}): Too
       execute: async (input, { toolCallId, messages, abortSignal }) => {
         approvals?.running(toolCallId, input)
         // `messages` is the one array the SDK hands to every call of a step: the step's identity.
-        const { result, concludesTurn } = await batcher.submit({ callId: toolCallId, name, arguments: input }, { step: messages, signal: abortSignal })
+        const { result, concludesTurn, outcome } = await batcher.submit({ callId: toolCallId, name, arguments: input }, { step: messages, signal: abortSignal })
         if (result.isError) throw new DshkitToolError(result)
-        return toolOutput(result, concludesTurn)
+        return toolOutput(result, concludesTurn, outcome.stop)
       },
       toModelOutput,
     })
@@ -42,6 +42,14 @@ export function dshkitTools(ctx: Context, options: DshkitToolsOptions = {}): Too
   return tools
 }
 
-/** A `stopWhen` condition: the last step's dshkit batch concluded the turn (`concludesTurn`). */
-export const turnConcluded: StopCondition<any> = ({ steps }) =>
-  steps.at(-1)?.toolResults.some((part) => (part.output as Partial<DshkitToolOutput> | undefined)?.concludesTurn === true) ?? false
+/**
+ * A `stopWhen` condition: the last step's dshkit batch concluded the turn (`concludesTurn`) or stopped the session
+ * (a hook's `continue: false`: its denial is a tool error, the later calls were not run).
+ */
+export const turnConcluded: StopCondition<any> = ({ steps }) => {
+  const last = steps.at(-1)
+  if (!last) return false
+  const outputs = last.toolResults.map((part) => part.output as Partial<DshkitToolOutput> | undefined)
+  if (outputs.some((output) => output?.concludesTurn === true || output?.stop)) return true
+  return last.content.some((part) => part.type === 'tool-error' && part.error instanceof DshkitToolError && part.error.result.stop !== undefined)
+}

@@ -4,7 +4,7 @@ import { afterEach, expect, test } from 'vitest'
 import { generateText, isStepCount, type ModelMessage } from 'ai'
 import { cleanup, eventually, psMatching, uniqueSleep } from '@dshkit/testing'
 import { DshkitToolError, dshkitTools, turnConcluded } from '../src/index.js'
-import { expectStepScheduled, harness, mockModel, plugFinisher, textStep, toolOutputsSeen, toolStep } from './helpers.js'
+import { expectStepScheduled, harness, mockModel, plugFinisher, plugStopper, textStep, toolOutputsSeen, toolStep } from './helpers.js'
 
 afterEach(cleanup)
 
@@ -104,4 +104,25 @@ test('a result that concludes the turn stops the loop through turnConcluded; wit
   const going = mockModel(toolStep([['r1', 'probe_read', { id: '1' }]]), textStep('again'))
   await generateText({ model: going, tools, prompt: 'go', stopWhen: [turnConcluded, isStepCount(5)] })
   expect(going.doGenerateCalls).toHaveLength(2)
+})
+
+test("a stop (a hook's continue: false) ends the run through turnConcluded; the step's later call is not run", async () => {
+  const { ctx, probe } = await harness()
+  await plugStopper(ctx, 'probe_write')
+  const model = mockModel(
+    toolStep([
+      ['w1', 'probe_write', { id: 'w1' }],
+      ['r1', 'probe_read', { id: 'r1' }],
+    ]),
+    textStep('not reached'),
+  )
+  const result = await generateText({ model, tools: dshkitTools(ctx), prompt: 'go', stopWhen: [turnConcluded, isStepCount(5)] })
+  expect(model.doGenerateCalls).toHaveLength(1)
+  expect(probe.maxInFlight).toEqual({ probe_write: 0, probe_read: 0 })
+  const errors = result.steps[0].content.filter((part) => part.type === 'tool-error')
+  expect(errors.map((part) => [part.toolCallId, (part.error as DshkitToolError).result.stop?.by])).toEqual([
+    ['w1', 'test-stopper'],
+    ['r1', 'test-stopper'],
+  ])
+  expect(String((errors[1].error as DshkitToolError).result.error.message)).toMatch(/probe_read was not run: test-stopper stopped the session \(kill switch\)/)
 })

@@ -24,4 +24,4 @@ export function toolOutputsSeen(model: MockLanguageModelV3, n: number): Record<s
   return Object.fromEntries(parts.filter((p: any) => p.type === 'tool-result').map((p: any) => [p.toolCallId, p.output]))
 }
 
-export { expectStepScheduled, harness, plugFinisher } from '../../test-harness.js'
+export { expectStepScheduled, harness, plugFinisher, plugStopper } from '../../test-harness.js'

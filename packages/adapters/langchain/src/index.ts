@@ -1,2 +1,2 @@
 export { dshkitLangChainTools, runToolCalls, type DshkitLangChainToolsOptions } from './tools.js'
-export { toolMessage } from './messages.js'
+export { sessionStop, toolMessage } from './messages.js'

@@ -1,6 +1,6 @@
-import { ToolMessage } from '@langchain/core/messages'
+import { type BaseMessage, ToolMessage } from '@langchain/core/messages'
 import { modelContent } from '@dshkit/agent-loop'
-import { joinText, type ToolExecutionResult } from '@dshkit/tools'
+import { joinText, type ToolExecutionResult, type ToolStop } from '@dshkit/tools'
 
 /** One call's result as a ToolMessage: `status: 'error'` for any failure; text alone as a string, images as image blocks. */
 export function toolMessage(result: ToolExecutionResult, toolCallId: string, name: string): ToolMessage {
@@ -18,4 +18,16 @@ export function toolMessage(result: ToolExecutionResult, toolCallId: string, nam
     // The whole dshkit result (value, error code, meta) for the app; the model reads only `content`.
     artifact: result,
   })
+}
+
+/**
+ * The stop a dshkit result asked for (a hook's `continue: false`) among these messages, if any: the app ends the
+ * turn on it instead of calling the model again (the later calls of that batch were not run).
+ */
+export function sessionStop(messages: readonly BaseMessage[]): ToolStop | undefined {
+  for (const message of messages) {
+    const stop = ToolMessage.isInstance(message) ? (message.artifact as Partial<ToolExecutionResult> | undefined)?.stop : undefined
+    if (stop) return stop
+  }
+  return undefined
 }

@@ -4,8 +4,8 @@ import { afterEach, expect, test } from 'vitest'
 import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage, type ToolMessage } from '@langchain/core/messages'
 import { FakeStreamingChatModel } from '@langchain/core/utils/testing'
 import { cleanup, eventually, psMatching, uniqueSleep } from '@dshkit/testing'
-import { dshkitLangChainTools, runToolCalls } from '../src/index.js'
-import { expectStepScheduled, harness } from '../../test-harness.js'
+import { dshkitLangChainTools, runToolCalls, sessionStop } from '../src/index.js'
+import { expectStepScheduled, harness, plugStopper } from '../../test-harness.js'
 
 afterEach(cleanup)
 
@@ -98,4 +98,23 @@ test('runToolCalls runs one message as one batch, in model order, and answers a 
     ['bad', 'error'],
   ])
   expect((messages[2].artifact as any).error.code).toBe('INVALID_ARGS')
+})
+
+test("a stop (a hook's continue: false) is on the messages: sessionStop names it, the later call was not run", async () => {
+  const { ctx, probe } = await harness()
+  await plugStopper(ctx, 'probe_write')
+  const history: BaseMessage[] = [new HumanMessage('go')]
+  expect(sessionStop(history)).toBeUndefined()
+  const messages = await runToolCalls(
+    ctx,
+    asking([
+      ['w1', 'probe_write', { id: 'w1' }],
+      ['r1', 'probe_read', { id: 'r1' }],
+    ]),
+  )
+  history.push(...messages)
+  expect(sessionStop(history)).toEqual({ reason: 'kill switch', by: 'test-stopper' })
+  expect(probe.maxInFlight).toEqual({ probe_write: 0, probe_read: 0 })
+  expect(messages.map((m) => m.status)).toEqual(['error', 'error'])
+  expect(messages[1].content).toMatch(/probe_read was not run: test-stopper stopped the session \(kill switch\)/)
 })

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from 'cordis'
-import type { ToolExecutionResult, ToolRuntime } from '@dshkit/tools'
+import type { ToolExecutionResult, ToolRuntime, ToolStop } from '@dshkit/tools'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js'
@@ -11,7 +11,10 @@ import { toCallToolResult } from './result.js'
 import { listTools } from './tool-list.js'
 
 export interface Loop {
-  executeToolCalls(calls: { callId: string; name: string; arguments: unknown }[], options: { signal: AbortSignal }): Promise<{ results: ToolExecutionResult[] }>
+  executeToolCalls(
+    calls: { callId: string; name: string; arguments: unknown }[],
+    options: { signal: AbortSignal; stopped?: ToolStop },
+  ): Promise<{ results: ToolExecutionResult[]; stop?: ToolStop }>
 }
 /** What a call needs, held by the service so the hot path does not look services up through cordis each time. */
 export interface Services {
@@ -34,6 +37,8 @@ export class McpConnection implements LogSink {
   private transport: Transport | undefined
   private readonly disposers: (() => void)[] = []
   private held: false | 'held' | 'changed' = false
+  /** Set once a result stopped the session (a hook's `continue: false`): the client cannot be told to end its turn, so no later call runs. */
+  private stop: ToolStop | undefined
   /** Calls whose arguments as sent the SDK would not pass on: a `__proto__` key its schema drops (see raw.ts), a non-object. */
   private readonly rawArguments = new Map<RequestId, unknown>()
   /** Request ids the client has in flight: a request reusing one is refused (see `guardRequestIds`). */
@@ -106,7 +111,11 @@ export class McpConnection implements LogSink {
   /** Through the agent loop when there is one (the call is in the session log before it runs), else the registry. */
   private async execute(callId: string, name: string, args: unknown, signal: AbortSignal): Promise<ToolExecutionResult> {
     const loop = this.services.loop()
-    if (loop) return (await loop.executeToolCalls([{ callId, name, arguments: args }], { signal })).results[0]
+    if (loop) {
+      const outcome = await loop.executeToolCalls([{ callId, name, arguments: args }], { signal, ...(this.stop && { stopped: this.stop }) })
+      this.stop ??= outcome.stop
+      return outcome.results[0]
+    }
     return this.services.execute({ callId, name, arguments: args, signal })
   }
 

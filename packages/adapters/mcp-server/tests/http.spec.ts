@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { cleanup, eventually, plug } from '@dshkit/testing'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { Context } from 'cordis'
+import { plugStopper } from '../../test-harness.js'
 import { httpClient, serveHttp, textOf } from './helpers.js'
 
 afterEach(cleanup)
@@ -40,6 +41,25 @@ test('a call a permission rule denies is an error result carrying the reason; th
   expect(result.isError).toBe(true)
   expect(textOf(result)).toMatch(/^Error: .*no forbidden words/)
   expect((result._meta as any)['dshkit/result'].error).toMatchObject({ code: 'DENIED' })
+})
+
+test("a stop (a hook's continue: false) holds for the rest of the connection: later calls are recorded as not run; another client is not stopped", async () => {
+  const { ctx, endpoint } = await serveHttp()
+  await plugStopper(ctx, 'big')
+  const { client } = await httpClient(endpoint)
+  expect(textOf(await client.callTool({ name: 'big', arguments: { bytes: 10 } }))).toMatch(/stopped here/)
+  const after = await client.callTool({ name: 'echo', arguments: { text: 'hello' } })
+  expect(after.isError).toBe(true)
+  expect(textOf(after)).toMatch(/echo was not run: test-stopper stopped the session \(kill switch\)/)
+  const callId = (after._meta as any)['dshkit/result'].callId
+  expect(
+    ctx.session
+      .events()
+      .filter((e: any) => e.callId === callId)
+      .map((e: any) => e.type),
+  ).toEqual(['tool/call', 'tool/result'])
+  const { client: other } = await httpClient(endpoint)
+  expect(textOf(await other.callTool({ name: 'echo', arguments: { text: 'hello' } }))).toBe('hello')
 })
 
 test("an ask is put to the client's user through elicitation: accept runs the call, decline denies it", async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Context } from 'cordis'
 import { tool, type FunctionToolResult, type Tool, type ToolsToFinalOutputResult } from '@openai/agents'
 import { DshkitToolError, FrameworkApprovals, frameworkSchemas, requireLoop, StepBatcher } from '@dshkit/agent-loop'
-import { joinText } from '@dshkit/tools'
+import { joinText, type ToolStop } from '@dshkit/tools'
 import { agentOutput } from './output.js'
 
 export interface DshkitAgentToolsOptions {
@@ -15,9 +15,9 @@ export interface DshkitAgentToolsOptions {
   only?: string[]
 }
 
-// Calls whose batch concluded the turn, until dshkitToolUseBehavior reads them (bounded: a run may never ask).
-const concluded = new Set<string>()
-const MAX_CONCLUDED = 10_000
+// Calls whose batch concluded the turn or stopped the session, until dshkitToolUseBehavior reads them (bounded: a run may never ask).
+const ending = new Map<string, 'concluded' | ToolStop>()
+const MAX_ENDING = 10_000
 
 /**
  * The tools registered in `ctx.tools` as Agents SDK function tools. Every call goes through
@@ -42,12 +42,13 @@ export function dshkitAgentTools(ctx: Context, options: DshkitAgentToolsOptions 
         // The SDK starts each call once its own approval check is done: wait for the turn's other checks, so its calls arrive together.
         if (approvals && run) await approvals.checked(run)
         // The run's context is the same object for every call of the run: the step's identity.
-        const { result, concludesTurn } = await batcher.submit(
+        const { result, concludesTurn, outcome } = await batcher.submit(
           { callId, name, arguments: input },
           { step: run ?? undefined, signal: details?.signal, order: approvals?.order(callId) },
         )
+        if (outcome.stop) remember(callId, outcome.stop)
+        else if (concludesTurn) remember(callId, 'concluded')
         if (result.isError) throw new DshkitToolError(result)
-        if (concludesTurn) remember(callId)
         return agentOutput(result)
       },
     }),
@@ -55,17 +56,26 @@ export function dshkitAgentTools(ctx: Context, options: DshkitAgentToolsOptions 
 }
 
 /**
- * An Agent's `toolUseBehavior`: the turn ends when a dshkit batch concluded it (`concludesTurn`); the final
- * output is that call's text. Otherwise the model runs again, as by default.
+ * An Agent's `toolUseBehavior`: the turn ends when a dshkit batch concluded it (`concludesTurn`), the final output
+ * being that call's text, or stopped the session (a hook's `continue: false`), the final output saying who stopped
+ * it and why. Otherwise the model runs again, as by default.
  */
 export function dshkitToolUseBehavior(_context: unknown, results: FunctionToolResult[]): ToolsToFinalOutputResult {
-  const hit = results.find((r) => r.type === 'function_output' && concluded.delete((r.runItem.rawItem as { callId: string }).callId))
-  if (hit?.type !== 'function_output') return { isFinalOutput: false, isInterrupted: undefined }
-  const { output } = hit
+  const ends = results.flatMap((r) => {
+    if (r.type !== 'function_output') return []
+    const callId = (r.runItem.rawItem as { callId: string }).callId
+    const end = ending.get(callId)
+    ending.delete(callId)
+    return end ? [{ end, output: r.output }] : []
+  })
+  const stop = ends.find(({ end }) => end !== 'concluded')?.end as ToolStop | undefined
+  if (stop) return { isFinalOutput: true, isInterrupted: undefined, finalOutput: `Stopped by ${stop.by}: ${stop.reason}` }
+  const output = ends[0]?.output
+  if (output === undefined) return { isFinalOutput: false, isInterrupted: undefined }
   return { isFinalOutput: true, isInterrupted: undefined, finalOutput: typeof output === 'string' ? output : joinText(output as any) }
 }
 
-function remember(callId: string) {
-  concluded.add(callId)
-  if (concluded.size > MAX_CONCLUDED) concluded.delete(concluded.values().next().value!)
+function remember(callId: string, end: 'concluded' | ToolStop) {
+  ending.set(callId, end)
+  if (ending.size > MAX_ENDING) ending.delete(ending.keys().next().value!)
 }

@@ -5,7 +5,7 @@ import { afterEach, expect, test } from 'vitest'
 import { Agent, run, setTracingDisabled } from '@openai/agents'
 import { cleanup, eventually, psMatching, uniqueSleep } from '@dshkit/testing'
 import { dshkitAgentTools, dshkitToolUseBehavior } from '../src/index.js'
-import { call, expectStepScheduled, FakeModel, harness, plugFinisher, say } from './helpers.js'
+import { call, expectStepScheduled, FakeModel, harness, plugFinisher, plugStopper, say } from './helpers.js'
 
 setTracingDisabled(true)
 afterEach(cleanup)
@@ -103,5 +103,20 @@ test("a turn whose calls take the SDK's approval checks different times still ru
     'tool/result r1',
     'tool/result x1',
     'tool/result r2',
+  ])
+})
+
+test("a stop (a hook's continue: false) ends the run through dshkitToolUseBehavior; the turn's later call is not run", async () => {
+  const { ctx, probe } = await harness()
+  await plugStopper(ctx, 'probe_write')
+  const model = new FakeModel([[call('w1', 'probe_write', { id: 'w1' }), call('r1', 'probe_read', { id: 'r1' })], [say('not reached')]])
+  const result = await run(agentWith(ctx, model), 'go')
+  expect(result.finalOutput).toBe('Stopped by test-stopper: kill switch')
+  expect(model.requests).toHaveLength(1)
+  expect(probe.maxInFlight).toEqual({ probe_write: 0, probe_read: 0 })
+  const results = ctx.session.events().filter((e: any) => e.type === 'tool/result')
+  expect(results.map((e: any) => [e.callId, e.error?.code])).toEqual([
+    ['w1', 'DENIED'],
+    ['r1', 'ABORTED_BEFORE_DISPATCH'],
   ])
 })

@@ -1,6 +1,6 @@
 import { Usage, type Model, type ModelRequest, type ModelResponse } from '@openai/agents'
 
-export { expectStepScheduled, harness, plugFinisher } from '../../test-harness.js'
+export { expectStepScheduled, harness, plugFinisher, plugStopper } from '../../test-harness.js'
 
 /** A function call the model makes. */
 export const call = (callId: string, name: string, args: unknown) => ({

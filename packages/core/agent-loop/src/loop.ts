@@ -16,6 +16,8 @@ export interface ExecuteToolCallsOptions {
   signal?: AbortSignal
   /** Called once per call, in model order, right after its `tool/result` is recorded (progress output). */
   onResult?(result: ToolExecutionResult, call: PlannedCall, index: number): void
+  /** A stop that already holds (an earlier batch's, e.g. on an MCP connection): no call runs, each is recorded as not run. */
+  stopped?: ToolStop
 }
 
 export interface BatchOutcome {
@@ -72,7 +74,7 @@ export class AgentLoop extends Service {
    */
   async executeToolCalls(calls: readonly ToolCall[], options: ExecuteToolCallsOptions = {}): Promise<BatchOutcome> {
     checkOptions(options)
-    const batch: Batch = { calls: planCalls(calls), prepared: [], results: [], contexts: [], options }
+    const batch: Batch = { calls: planCalls(calls), prepared: [], results: [], contexts: [], options, stop: options.stopped }
     const { calls: planned } = batch
     const { length } = planned
     // Validated once here; execute() runs the prepared call without validating again.

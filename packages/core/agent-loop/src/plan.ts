@@ -39,7 +39,8 @@ export function planCalls(calls: readonly ToolCall[]): PlannedCall[] {
 /** Throws a TypeError (before anything runs) for options a caller would otherwise see silently ignored. */
 export function checkOptions(options: unknown): void {
   if (options === undefined) return
-  if (!options || typeof options !== 'object') throw new TypeError('executeToolCalls(calls, options) needs options as an object { signal?, onResult? }')
+  if (!options || typeof options !== 'object')
+    throw new TypeError('executeToolCalls(calls, options) needs options as an object { signal?, onResult?, stopped? }')
   const { signal, onResult } = options as { signal?: unknown; onResult?: unknown }
   const isSignal = (value: any) => typeof value?.aborted === 'boolean' && typeof value.addEventListener === 'function'
   if (signal !== undefined && !isSignal(signal)) {
@@ -47,6 +48,10 @@ export function checkOptions(options: unknown): void {
   }
   if (onResult !== undefined && typeof onResult !== 'function') {
     throw new TypeError('options.onResult must be a function (result, call, index) => void, or left out')
+  }
+  const { stopped } = options as { stopped?: { reason?: unknown; by?: unknown } }
+  if (stopped !== undefined && (typeof stopped?.reason !== 'string' || typeof stopped.by !== 'string')) {
+    throw new TypeError('options.stopped must be a stop { reason: string, by: string }, or left out')
   }
 }
 

@@ -324,6 +324,7 @@ describe('bad options are refused before anything runs, instead of being ignored
     ['options that are not an object', 'fast', /needs options as an object/],
     ['a signal that is not an AbortSignal', { signal: { aborted: false } }, /options\.signal must be an AbortSignal/],
     ['an onResult that is not a function', { onResult: 'print' }, /options\.onResult must be a function/],
+    ['a stopped that is not a stop', { stopped: { reason: 'no' } }, /options\.stopped must be a stop/],
   ])('%s', async (_label, options, message) => {
     const { ctx } = await setup()
     const timeline = new Timeline()
