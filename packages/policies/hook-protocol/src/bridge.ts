@@ -3,6 +3,7 @@ import { mapToolCall, unmapToolInput, type ToolDialect, type ToolNameMapping } f
 import { mergeVerdicts, toleratedError, type MergedVerdict, type OnError } from './merge.js'
 import { interpretHookOutput, parseHookOutput, type HookEvent, type HookVerdict } from './parse.js'
 import { handlerKey, handlerLabel, runHandler, selectHooks, startAsyncHandler } from './handlers.js'
+import { OriginalFiles } from './originals.js'
 import { bashFailure, toolResponse } from './responses.js'
 import type { HookCommand, HookSettings } from './settings.js'
 
@@ -25,6 +26,8 @@ export interface HookCallResult {
   readonly content: unknown
   readonly meta?: Readonly<Record<string, unknown>>
 }
+
+type Timing = { duration_ms: number }
 
 export type HookJson = null | boolean | number | string | HookJson[] | { [key: string]: HookJson }
 
@@ -127,6 +130,7 @@ export function createHookBridge(options: HookBridgeOptions) {
   // The post-event hooks that ran for a call (trace detail on the post-execute answer).
   const ran = new WeakMap<symbol, { hooks: HookJson[] }>()
   const rewrites = new WeakMap<symbol, OwnRewrite>()
+  const originals = new OriginalFiles()
   // Which handler gave a verdict (labels can repeat across plugins; keys do not).
   const handlerOf = new WeakMap<HookVerdict, string>()
   // Which hook gave a verdict, and the matcher of the group each hook sits in: what the trace shows.
@@ -307,28 +311,34 @@ export function createHookBridge(options: HookBridgeOptions) {
 
   /** A composing post-execute listener: it answers with a decision about the result `next()` resolved to. */
   async function postExecute<R extends HookCallResult>(call: HookCall, _result: R, next: () => Promise<R>): Promise<R | PostAnswer> {
+    const started = performance.now()
     const inner = await next()
+    const original = originals.take(call.callId)
+    // Claude Code's `duration_ms` on Post* payloads: the call's time as this bridge sees it (the inner listeners').
+    const durationMs = () => ({ duration_ms: Math.round(performance.now() - started) })
     rewrites.delete(call.token)
     let replaced: PostAnswer | undefined
     if (!inner.isError) {
-      const shell = dialect === 'claude-code' && toolNames.get(call.name)?.shape === 'bash' ? bashFailure(inner.value) : undefined
+      const shell =
+        dialect === 'claude-code' && toolNames.get(call.name)?.shape === 'bash'
+          ? bashFailure(inner.value, (call.arguments as { timeoutMs?: unknown } | undefined)?.timeoutMs)
+          : undefined
       // A call our own hook stopped was not denied by a permission rule: no PermissionDenied hooks for it.
       if (inner.isError && (inner as { stop?: unknown }).stop) return answer(inner, take(call.token), undefined, tookPart(call.token))
-      if (shell) await failureHooks(call, shell.error, shell.interrupted)
-      else replaced = await postToolUse(call, inner)
+      if (shell) await failureHooks(call, shell.error, shell.interrupted, durationMs())
+      else replaced = await postToolUse(call, inner, original, durationMs())
     } else if (dialect === 'claude-code' && inner.error) {
       if (inner.error.code === 'DENIED') await permissionDenied(call, inner.error.message)
-      else if (RAN_AND_FAILED.has(inner.error.code))
-        await failureHooks(call, inner.error.message, inner.error.code === 'ABORTED' || inner.error.code === 'TOOL_TIMEOUT')
+      else if (RAN_AND_FAILED.has(inner.error.code)) await failureHooks(call, inner.error.message, inner.error.code === 'ABORTED', durationMs())
     }
     return answer(inner, take(call.token), replaced, tookPart(call.token))
   }
 
   /** PostToolUse: blocks and failures never undo the call; Claude Code keeps the output, Codex shows the feedback instead. */
-  async function postToolUse(call: HookCall, inner: HookCallResult): Promise<PostAnswer | undefined> {
+  async function postToolUse(call: HookCall, inner: HookCallResult, original: string | null | undefined, timing: Timing): Promise<PostAnswer | undefined> {
     const mapping = toolNames.get(call.name)
-    const response = toolResponse(dialect, mapping, { args: call.arguments, value: inner.value, content: inner.content }, projectDir)
-    const verdicts = await runEvent('PostToolUse', call, { tool_response: response as HookJson })
+    const response = toolResponse(dialect, mapping, { args: call.arguments, value: inner.value, content: inner.content, original }, projectDir)
+    const verdicts = await runEvent('PostToolUse', call, { tool_response: response as HookJson, ...(dialect === 'claude-code' && timing) })
     if (!verdicts.length) return
     record(call.token, 'PostToolUse', verdicts)
     reportFailures(call.token, 'PostToolUse', verdicts)
@@ -361,8 +371,8 @@ export function createHookBridge(options: HookBridgeOptions) {
   }
 
   /** PostToolUseFailure: additional context (or an exit-2 message) for the model; nothing can change the failure. */
-  async function failureHooks(call: HookCall, error: string, interrupted: boolean) {
-    const verdicts = await runEvent('PostToolUseFailure', call, { error, is_interrupt: interrupted })
+  async function failureHooks(call: HookCall, error: string, interrupted: boolean, timing: Timing) {
+    const verdicts = await runEvent('PostToolUseFailure', call, { error: error.replace(/\n+$/, ''), is_interrupt: interrupted, ...timing })
     record(call.token, 'PostToolUseFailure', verdicts)
     reportFailures(call.token, 'PostToolUseFailure', verdicts)
     for (const v of verdicts) if (v.decision === 'block' && v.reason) addContext(call.token, v.command, v.reason)
@@ -434,7 +444,7 @@ export function createHookBridge(options: HookBridgeOptions) {
   /** Kills every hook still running (async ones too); call it when the plugin is disposed. */
   const dispose = () => lifetime.abort()
 
-  return { preExecute, postExecute, permissionRequest, answersPermissionRequests, dispose }
+  return { preExecute, postExecute, permissionRequest, answersPermissionRequests, beforeChange: originals.remember, dispose }
 }
 
 /** The hooks' contexts and meta as an accept or replace; the runtime appends the contexts and merges `meta.hooks` over the inner meta. */

@@ -47,6 +47,8 @@ export const apply = (ctx: Context, input: ConfigInput) => {
   ctx.effect(() => bridge.dispose, 'hook processes (killed on dispose)')
   ctx.on('tools/pre-execute', bridge.preExecute)
   ctx.on('tools/post-execute', bridge.postExecute)
+  // Write/Edit payloads carry the file as it was (originalFile, structuredPatch); tool-fs emits this event, when installed.
+  ctx.on('fs/before-change' as 'tools/result', bridge.beforeChange as never)
   if (bridge.answersPermissionRequests) {
     // approval is optional: this part waits for it, then PermissionRequest hooks answer asks before a person does.
     ctx.plugin({

@@ -330,8 +330,18 @@ describe('matchers and tool names', () => {
       hook_event_name: 'PostToolUse',
       tool_name: 'Edit',
       tool_use_id: 'call-1',
-      tool_response: { filePath: join(projectDir, 'a.ts'), oldString: 'x', newString: 'y', replaceAll: true, userModified: false, success: true },
+      // These test tools emit no fs/before-change: the original is not known.
+      tool_response: {
+        filePath: join(projectDir, 'a.ts'),
+        oldString: 'x',
+        newString: 'y',
+        originalFile: null,
+        structuredPatch: [],
+        userModified: false,
+        replaceAll: true,
+      },
     })
+    expect(post.payload.tool_response).not.toHaveProperty('success')
   })
 
   test('toolNames overrides the mapping; unmapped tools go under their own names', async () => {
