@@ -4,6 +4,7 @@ import { mergeVerdicts, toleratedError, type MergedVerdict, type OnError } from 
 import { interpretHookOutput, parseHookOutput, type HookEvent, type HookVerdict } from './parse.js'
 import { handlerKey, handlerLabel, runHandler, selectHooks, startAsyncHandler } from './handlers.js'
 import { OriginalFiles } from './originals.js'
+import { Rewakes } from './rewake.js'
 import { bashFailure, toolResponse } from './responses.js'
 import type { HookCommand, HookSettings } from './settings.js'
 
@@ -131,6 +132,7 @@ export function createHookBridge(options: HookBridgeOptions) {
   const ran = new WeakMap<symbol, { hooks: HookJson[] }>()
   const rewrites = new WeakMap<symbol, OwnRewrite>()
   const originals = new OriginalFiles()
+  const rewakes = new Rewakes()
   // Which handler gave a verdict (labels can repeat across plugins; keys do not).
   const handlerOf = new WeakMap<HookVerdict, string>()
   // Which hook gave a verdict, and the matcher of the group each hook sits in: what the trace shows.
@@ -195,7 +197,8 @@ export function createHookBridge(options: HookBridgeOptions) {
       logger,
     }
     // async handlers run in the background: they never block or change the call (and never in a dry run).
-    if (!call.dryRun) for (const hook of selected) if (hook.async) void startAsyncHandler(hook, event, run)
+    if (!call.dryRun)
+      for (const hook of selected) if (hook.async) void startAsyncHandler(hook, event, run).then((result) => rewakes.offer(hook, result, logger))
     return Promise.all(
       selected
         .filter((hook) => !hook.async)
@@ -331,6 +334,7 @@ export function createHookBridge(options: HookBridgeOptions) {
       if (inner.error.code === 'DENIED') await permissionDenied(call, inner.error.message)
       else if (RAN_AND_FAILED.has(inner.error.code)) await failureHooks(call, inner.error.message, inner.error.code === 'ABORTED', durationMs())
     }
+    for (const woken of rewakes.take()) addContext(call.token, woken.command, woken.text)
     return answer(inner, take(call.token), replaced, tookPart(call.token))
   }
 

@@ -17,6 +17,8 @@ export interface HookCommand {
   matchesIf?: IfRule
   /** Runs in the background: never blocks or changes the call; failures are logged. */
   async: boolean
+  /** Claude Code's `asyncRewake`: an exit 2 of this async hook wakes the model with its stderr (see the bridge). */
+  rewake?: { message?: string; summary?: string }
   statusMessage?: string
   /** From the settings' `timeout` (seconds); undefined means the bridge's default. */
   timeoutMs?: number
@@ -223,8 +225,7 @@ function parseCommand(hook: unknown, path: string, context: Context): HookComman
   const timeout = dialect === 'codex' ? (own(h, 'timeout') ?? own(h, 'timeoutSec')) : own(h, 'timeout')
   if (timeout !== undefined && timeout !== null) command.timeoutMs = seconds(timeout, `${path}.timeout`, dialect, fail)
   command.async = flag(h, 'async', path, fail) || (dialect === 'claude-code' && flag(h, 'asyncRewake', path, fail))
-  if (dialect === 'claude-code' && own(h, 'asyncRewake') === true)
-    warnings.push(`${path}.asyncRewake: runs as async; waking the model on exit 2 is not supported`)
+  if (dialect === 'claude-code' && own(h, 'asyncRewake') === true) command.rewake = rewakeTexts(h, path, fail)
   const status = own(h, 'statusMessage')
   if (status !== undefined) {
     if (typeof status !== 'string') fail(`${path}.statusMessage`, 'must be a string')
@@ -297,4 +298,19 @@ function setOwn(target: Record<string, string>, key: string, value: string) {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** `rewakeMessage` (what the model reads before the hook's stderr) and `rewakeSummary` (the user's one line), if set. */
+function rewakeTexts(h: Record<string, unknown>, path: string, fail: (at: string, message: string) => never): { message?: string; summary?: string } {
+  const texts: { message?: string; summary?: string } = {}
+  for (const [key, field] of [
+    ['rewakeMessage', 'message'],
+    ['rewakeSummary', 'summary'],
+  ] as const) {
+    const value = own(h, key)
+    if (value === undefined) continue
+    if (typeof value !== 'string') fail(`${path}.${key}`, 'must be a string')
+    texts[field] = value as string
+  }
+  return texts
 }
