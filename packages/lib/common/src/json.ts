@@ -2,14 +2,20 @@
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue }
 
 export class NotJsonError extends TypeError {
-  constructor(readonly path: string, what: string) {
+  constructor(
+    readonly path: string,
+    what: string,
+  ) {
     super(`${path || 'value'} is ${what}, which is not JSON`)
   }
 }
 
 /** A `__proto__` key: refused because JavaScript cannot hold it as plain data everywhere. */
 export class ForbiddenKeyError extends TypeError {
-  constructor(readonly key: string, readonly path: string) {
+  constructor(
+    readonly key: string,
+    readonly path: string,
+  ) {
     super(`key ${JSON.stringify(key)} at ${path || 'the top level'} is not allowed`)
   }
 }
