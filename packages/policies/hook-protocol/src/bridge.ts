@@ -5,6 +5,7 @@ import { interpretHookOutput, parseHookOutput, type HookEvent, type HookVerdict 
 import { handlerKey, handlerLabel, runHandler, selectHooks, startAsyncHandler } from './handlers.js'
 import { OriginalFiles } from './originals.js'
 import { Rewakes } from './rewake.js'
+import { fireSessionEvent, type SessionAnswer, type SessionEventInput } from './lifecycle.js'
 import { bashFailure, toolResponse } from './responses.js'
 import type { HookCommand, HookSettings } from './settings.js'
 
@@ -183,19 +184,7 @@ export function createHookBridge(options: HookBridgeOptions) {
       tool_use_id: call.callId,
       ...extra,
     }
-    const signal = AbortSignal.any([call.signal, lifetime.signal])
-    const run = {
-      payload,
-      cwd: projectDir,
-      env,
-      signal,
-      lifetime: lifetime.signal,
-      defaultTimeoutMs: options.defaultTimeoutMs,
-      graceMs: options.graceMs,
-      maxOutputBytes: options.maxOutputBytes,
-      limits: options.limits,
-      logger,
-    }
+    const run = runOptions(payload, AbortSignal.any([call.signal, lifetime.signal]))
     // async handlers run in the background: they never block or change the call (and never in a dry run).
     if (!call.dryRun)
       for (const hook of selected) if (hook.async) void startAsyncHandler(hook, event, run).then((result) => rewakes.offer(hook, result, logger))
@@ -210,6 +199,18 @@ export function createHookBridge(options: HookBridgeOptions) {
           return verdict
         }),
     )
+  }
+
+  /** How every hook process of this bridge runs; `signal` cancels it (the call's, else the bridge's lifetime). */
+  function runOptions(payload: Record<string, unknown>, signal: AbortSignal = lifetime.signal) {
+    const { defaultTimeoutMs, graceMs, maxOutputBytes, limits } = options
+    return { payload, cwd: projectDir, env, signal, lifetime: lifetime.signal, defaultTimeoutMs, graceMs, maxOutputBytes, limits, logger }
+  }
+
+  /** A harness moment (SessionStart, Stop…): its hooks run, and the answer says what they asked for. */
+  function lifecycle(event: SessionEventInput): Promise<SessionAnswer> {
+    const payloadBase = () => ({ ...options.payloadBase, ...(options.permissionMode && { permission_mode: options.permissionMode() }) })
+    return fireSessionEvent({ settings, sourceOf, payloadBase, runOptions, failClosed: onError !== 'allow', logger }, event)
   }
 
   function note(token: symbol): Notes {
@@ -448,7 +449,7 @@ export function createHookBridge(options: HookBridgeOptions) {
   /** Kills every hook still running (async ones too); call it when the plugin is disposed. */
   const dispose = () => lifetime.abort()
 
-  return { preExecute, postExecute, permissionRequest, answersPermissionRequests, beforeChange: originals.remember, dispose }
+  return { preExecute, postExecute, permissionRequest, answersPermissionRequests, beforeChange: originals.remember, lifecycle, dispose }
 }
 
 /** The hooks' contexts and meta as an accept or replace; the runtime appends the contexts and merges `meta.hooks` over the inner meta. */

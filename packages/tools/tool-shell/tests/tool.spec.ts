@@ -138,8 +138,11 @@ test("nonZeroExit: 'error' makes a non-zero exit, a kill and a timeout failed ca
     isError: true,
     error: { code: 'TOOL_ERROR', message: expect.stringMatching(/^exit code 3 \(\d+ ms\)\nstdout:\nout\n\nstderr:\noops/) },
   })
-  expect((await call('shell', { command: 'kill -9 $$' })).error?.message).toMatch(/^killed by SIGKILL/)
-  expect((await call('shell', { command: 'sleep 5', timeoutMs: 200 })).error?.message).toMatch(/^timed out after 200 ms/)
+  expect(await call('shell', { command: 'kill -9 $$' })).toMatchObject({ isError: true, error: { message: expect.stringMatching(/^killed by SIGKILL/) } })
+  expect(await call('shell', { command: 'sleep 5', timeoutMs: 200 })).toMatchObject({
+    isError: true,
+    error: { message: expect.stringMatching(/^timed out after 200 ms/) },
+  })
   expect(await call('shell', { command: 'true' })).toMatchObject({ isError: false, value: { exitCode: 0 } })
 })
 
