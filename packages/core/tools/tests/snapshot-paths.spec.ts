@@ -26,7 +26,7 @@ describe('snapshotJson paths and cycles', () => {
   test('a getter that snapshots another value meanwhile does not disturb the outer walk', () => {
     const inner = {
       get deep() {
-        return snapshotJson({ z: 1 }, 'inner').z
+        return (snapshotJson({ z: 1 }, 'inner') as { z: number }).z
       },
     }
     expect(snapshotJson({ a: [inner] })).toEqual({ a: [{ deep: 1 }] })
