@@ -170,7 +170,13 @@ export class ApprovalWeb extends Service {
     const decided = decide(body)
     if (!decided.ok) return reply(res, 400, { error: decided.message })
     const { response, outcome, detail } = decided.decided
-    const result = this.ctx.approval.answer(body.requestId, body.argumentsHash, response)
+    // Awaited: a team provider (approval-postgres) settles the answer in its database, where the first one wins.
+    let result: Awaited<ReturnType<typeof this.ctx.approval.answer>>
+    try {
+      result = await this.ctx.approval.answer(body.requestId, body.argumentsHash, response)
+    } catch (error) {
+      return reply(res, 500, { error: `approval-web: the answer could not be stored: ${escapeControls((error as Error).message)}` })
+    }
     if (!result.ok) {
       const status = result.reason === 'unknown' ? 404 : result.reason === 'stale' ? 410 : 409
       return reply(res, status, { error: result.message })

@@ -1,0 +1,72 @@
+import { describe, expect, test } from 'vitest'
+import { argumentsHash } from '@dshkit/user-approval'
+import { freshSchema, sql, until, useServer, worker } from './helpers.js'
+
+const server = useServer()
+
+async function team() {
+  const schema = freshSchema()
+  const a = await worker({ connectionString: server.url, schema, worker: 'A' })
+  const b = await worker({ connectionString: server.url, schema, worker: 'B' })
+  return { schema, a, b }
+}
+
+describe('two workers on one database', () => {
+  test("an ask made by worker A and answered through worker B lands once, and A's call runs once", async () => {
+    const { schema, a, b } = await team()
+    const answered: string[] = []
+    a.ctx.on('approval/answered', (_ask, outcome) => void answered.push(`A ${outcome.by} ${outcome.decision}`))
+    b.ctx.on('approval/answered', (_ask, outcome) => void answered.push(`B ${outcome.by} ${outcome.decision}`))
+    const result = a.call('make deploy')
+    const ask = await until(() => b.approval.pending().find((p) => p.tool === 'shell'), "A's ask on B")
+    expect(ask.arguments).toEqual({ cmd: 'make deploy' })
+    expect(ask.argumentsHash).toBe(argumentsHash({ cmd: 'make deploy' }))
+    expect(await b.approval.answer(ask.requestId, ask.argumentsHash, { kind: 'allow', by: 'web' })).toEqual({ ok: true })
+    expect((await result).isError).toBe(false)
+    expect(a.ran).toEqual(['make deploy'])
+    await until(() => answered.length === 2, 'both workers hear the outcome')
+    expect(answered.sort()).toEqual(['A answer allow', 'B answer allow'])
+    const db = await sql(server.url)
+    const { rows } = await db.query(`SELECT status, decision, answer_worker, worker FROM "${schema}".dshkit_approval_requests`)
+    await db.end()
+    expect(rows).toEqual([{ status: 'answered', decision: 'allow', answer_worker: 'B', worker: 'A' }])
+  })
+
+  test('the second answer is refused saying the first one won, and two answers at once let exactly one through', async () => {
+    const { a, b } = await team()
+    const first = a.call('rm -rf build', 'c1')
+    const ask = await until(() => b.approval.pending()[0], 'the ask on B')
+    expect(await b.approval.answer(ask.requestId, ask.argumentsHash, { kind: 'deny', reason: 'not today' })).toEqual({ ok: true })
+    const late = await a.approval.answer(ask.requestId, ask.argumentsHash, { kind: 'allow' })
+    expect(late).toMatchObject({ ok: false, reason: 'answered' })
+    expect(late.ok === false && late.message).toMatch(/already answered \(deny\) by B; the first answer wins/)
+    const denied = await first
+    expect(denied.isError && denied.error.message).toMatch(/not today/)
+    expect(a.ran).toEqual([])
+
+    const second = a.call('npm publish', 'c2')
+    const race = await until(() => b.approval.pending()[0], 'the second ask on B')
+    const outcomes = await Promise.all([
+      a.approval.answer(race.requestId, race.argumentsHash, { kind: 'allow' }),
+      b.approval.answer(race.requestId, race.argumentsHash, { kind: 'deny', reason: 'B says no' }),
+      b.approval.answer(race.requestId, race.argumentsHash, { kind: 'allow' }),
+    ])
+    expect(outcomes.filter((o) => o.ok)).toHaveLength(1)
+    expect(outcomes.filter((o) => !o.ok && o.reason === 'answered')).toHaveLength(2)
+    const winner = outcomes.findIndex((o) => o.ok)
+    expect((await second).isError).toBe(winner === 1)
+    expect(a.ran).toEqual(winner === 1 ? [] : ['npm publish'])
+  })
+
+  test('an answer for other arguments is refused and the ask stays pending; an unknown id is unknown', async () => {
+    const { a, b } = await team()
+    const result = a.call('ls')
+    const ask = await until(() => b.approval.pending()[0], 'the ask on B')
+    const wrong = await b.approval.answer(ask.requestId, argumentsHash({ cmd: 'rm -rf /' }), { kind: 'allow' })
+    expect(wrong).toMatchObject({ ok: false, reason: 'mismatch' })
+    expect(await b.approval.answer('a_nope', ask.argumentsHash, { kind: 'allow' })).toMatchObject({ ok: false, reason: 'unknown' })
+    expect(a.approval.pending().map((p) => p.requestId)).toEqual([ask.requestId])
+    expect(await b.approval.answer(ask.requestId, ask.argumentsHash, { kind: 'allow' })).toEqual({ ok: true })
+    expect((await result).isError).toBe(false)
+  })
+})
