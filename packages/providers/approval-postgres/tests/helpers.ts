@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import pg from 'pg'
 import { z } from 'zod'
-import { afterAll, beforeAll } from 'vitest'
-import { boot } from '@dshkit/testing'
+import { afterAll, afterEach, beforeAll } from 'vitest'
+import { boot, cleanup } from '@dshkit/testing'
 import ApprovalPostgres, { type ConfigInput, type PostgresApproval } from '../src/index.js'
 
 const run = promisify(execFile)
@@ -23,6 +23,8 @@ export function useServer() {
     dir = await mkdtemp(join(tmpdir(), 'dshkit-pg-'))
     server.url = (await run('bash', [script, 'start', dir], { timeout: 90_000 })).stdout.trim()
   }, 90_000)
+  // Every worker a test booted stops (its pending asks end as `stopped`) before the next test.
+  afterEach(() => cleanup())
   afterAll(async () => {
     if (dir) await run('bash', [script, 'stop', dir])
   }, 30_000)
