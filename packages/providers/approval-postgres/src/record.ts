@@ -43,16 +43,17 @@ export function requestedEvent(row: AskRow) {
   }
 }
 
-/** `answerWorker` says which worker's page or responder answered: the team's record of who let the call through. */
+/** The session event has no field for the worker, so an answer from another worker says so in `reason`: the team's record of who let the call through. */
 export function answeredEvent(row: AskRow, outcome: AskOutcome) {
+  const elsewhere = row.answer_worker !== null && row.answer_worker !== row.worker ? `answered on worker ${row.answer_worker}` : undefined
+  const reason = [outcome.reason, elsewhere].filter(Boolean).join('; ')
   return {
     type: 'approval/answered',
     requestId: row.request_id,
     callId: row.call_id,
     decision: outcome.decision,
     by: row.status === 'stale' ? 'stale' : outcome.by,
-    ...(outcome.reason !== undefined && { reason: outcome.reason }),
+    ...(reason && { reason }),
     ...(outcome.grantId && { grantId: outcome.grantId }),
-    ...(row.answer_worker !== null && { answerWorker: row.answer_worker }),
   }
 }

@@ -9,6 +9,7 @@ import pg from 'pg'
 import { z } from 'zod'
 import { afterAll, afterEach, beforeAll } from 'vitest'
 import { boot, cleanup } from '@dshkit/testing'
+import Session from '@dshkit/session'
 import ApprovalPostgres, { type ConfigInput, type PostgresApproval } from '../src/index.js'
 
 const run = promisify(execFile)
@@ -37,8 +38,9 @@ export const freshSchema = () => `t_${randomBytes(6).toString('hex')}`
  * One worker of the team: its own Context with a `shell` tool that records each run, a policy that asks
  * about every call, and approval-postgres on the shared database.
  */
-export async function worker(config: ConfigInput & { worker: string }) {
+export async function worker(config: ConfigInput & { worker: string }, { session = false } = {}) {
   const booted = await boot()
+  if (session) await booted.plug(Session)
   const ran: string[] = []
   await booted.register([
     {

@@ -69,4 +69,20 @@ describe('two workers on one database', () => {
     expect(await b.approval.answer(ask.requestId, ask.argumentsHash, { kind: 'allow' })).toEqual({ ok: true })
     expect((await result).isError).toBe(false)
   })
+  test("the asking worker's session records the ask and who answered it, from which worker", async () => {
+    const schema = freshSchema()
+    const a = await worker({ connectionString: server.url, schema, worker: 'A' }, { session: true })
+    const b = await worker({ connectionString: server.url, schema, worker: 'B' })
+    const result = a.call('make deploy', 'c-rec')
+    const ask = await until(() => b.approval.pending()[0], 'the ask on B')
+    await b.approval.answer(ask.requestId, ask.argumentsHash, { kind: 'allow', grant: 'exact', by: 'web' })
+    await result
+    const events = a.ctx.session.events().filter((e) => e.type.startsWith('approval/')) as any[]
+    expect(events).toMatchObject([
+      { type: 'approval/requested', requestId: ask.requestId, callId: 'c-rec', tool: 'shell', argumentsHash: ask.argumentsHash, reason: 'commands need a human' },
+      { type: 'approval/answered', requestId: ask.requestId, callId: 'c-rec', decision: 'allow', by: 'answer', reason: 'answered on worker B', grantId: expect.stringMatching(/^g_/) },
+    ])
+    await a.call('make deploy', 'c-again')
+    expect((a.ctx.session.events().at(-1) as any)).toMatchObject({ type: 'approval/answered', callId: 'c-again', by: 'grant', grantId: events[1].grantId })
+  })
 })
