@@ -201,7 +201,8 @@ export class PostgresApproval extends Service implements ApprovalService {
   private async finish(requestId: string, response: ApprovalResponse, by: AnsweredBy, hash?: string): Promise<AnswerOutcome> {
     const done = await finishAsk(this.db, requestId, endingOf(this.ctx, response, by, this.worker, hash))
     if (done.won) {
-      this.team.end(done.row)
+      // After the caller's continuation (microtasks run first): a page records its own answer before the ask's abort reaches it.
+      setImmediate(() => this.team.end(done.row))
       return { ok: true }
     }
     const row = done.row

@@ -51,6 +51,7 @@ describe("the approval page on the team's asks, in Chromium", () => {
     expect(a.ran).toEqual(['make deploy'])
     for (const page of [pageA, pageB]) await card(page, 'make deploy').waitFor({ state: 'detached' })
     await expect(pageA.locator('#recent li').first().textContent()).resolves.toMatch(/allowed elsewhere/)
+    await expect(pageB.locator('#recent li').first().textContent()).resolves.toMatch(/allowed once on the approval page/)
   })
 
   test('both pages answer one ask at once: exactly one answer lands across the two workers, the other gets 409', async () => {
