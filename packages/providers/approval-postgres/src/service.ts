@@ -139,7 +139,7 @@ export class PostgresApproval extends Service implements ApprovalService {
     try {
       const grant = await this.grants.match(exec, row.arguments_hash)
       if (grant) {
-        await this.record({ ...answeredEvent(row, { decision: 'allow', by: 'grant', grantId: grant.id }), by: 'grant' })
+        await this.record(answeredEvent(row, { decision: 'allow', by: 'grant', grantId: grant.id }))
         return ALLOW
       }
     } catch (error) {
@@ -163,10 +163,19 @@ export class PostgresApproval extends Service implements ApprovalService {
       return deny(reason)
     }
     this.team.watch(watched)
+    // A database that cannot be reached never leaves the call hanging: it is denied here (fail closed), saying so.
     const end = (by: AnsweredBy, reason: string) =>
       void finishAsk(this.db, row.request_id, { status: 'ended', decision: 'deny', by, reason, worker: this.worker }).then(
         (done) => done.row && this.team.end(done.row),
-        () => {},
+        (error) =>
+          this.team.end({
+            ...row,
+            status: 'ended',
+            decision: 'deny',
+            answered_by: by,
+            answer_reason: `${reason}; the end could not be recorded in ${this.db.where}: ${(error as Error).message}`,
+            answer_worker: this.worker,
+          }),
       )
     const timer = setTimeout(() => end('timeout', `no answer within ${this.timeoutMs} ms (approval-postgres timeoutMs), so the call is denied`), this.timeoutMs)
     const onCancel = () => end('cancelled', 'the call was cancelled while waiting for an answer')

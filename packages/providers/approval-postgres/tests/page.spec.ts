@@ -69,4 +69,22 @@ describe("the approval page on the team's asks, in Chromium", () => {
     expect((await call).isError).toBe(statuses[0] === 200)
     expect(a.ran).toEqual(statuses[1] === 200 ? ['npm publish'] : [])
   })
+  test("always-allow on A's page stores a team grant that B's page lists; revoked on B's page, A asks again", async () => {
+    const schema = freshSchema()
+    const a = await workerWithPage(schema, 'A')
+    const b = await workerWithPage(schema, 'B')
+    const [pageA, pageB] = [await open(a.url, 0), await open(b.url, 1)]
+    const first = b.call('make build', 'c1')
+    await card(pageA, 'make build').locator('[data-action="always-exact"]').click()
+    expect((await first).isError).toBe(false)
+    // B's page learns of the grant from its poll of the shared table.
+    await pageB.locator('#grants li[data-grant-id]').first().waitFor()
+    expect((await b.call('make build', 'c2')).isError).toBe(false)
+    await pageB.locator('#grants [data-action="revoke"]').first().click()
+    await pageB.locator('#grants li[data-grant-id]').first().waitFor({ state: 'detached' })
+    const again = b.call('make build', 'c3')
+    await card(pageA, 'make build').locator('[data-action="deny"]').click()
+    expect((await again).isError).toBe(true)
+    expect(b.ran).toEqual(['make build', 'make build'])
+  })
 })
