@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { BrowserContext, Page } from 'playwright-core'
 import { onCleanup } from '@dshkit/testing'
 import { launchBrowser } from '../../providers/approval-postgres/tests/browser.js'
 import { freshSchema, until, useServer, worker } from '../../providers/approval-postgres/tests/helpers.js'
 import { bin as cliPath } from './run-cli.js'
 
 const server = useServer()
-let browser: BrowserContext
+// Typed through the helper: playwright-core is approval-postgres's dev dependency, not the CLI's.
+let browser: Awaited<ReturnType<typeof launchBrowser>>['browser']
 let close: () => Promise<void>
-let page: Page
+let page: Awaited<ReturnType<typeof browser.newPage>>
 
 beforeAll(async () => {
   ;({ browser, close } = await launchBrowser())

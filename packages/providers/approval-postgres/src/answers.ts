@@ -24,7 +24,8 @@ export function checkResponse(response: unknown): ApprovalResponse {
 
 /** An answer as the row's ending; a grant it asks for is built from the row it wins (so it is the ask's workspace, tool and hash). */
 export function endingOf(ctx: Context, response: ApprovalResponse, by: AnsweredBy, worker: string, argumentsHash?: string): Ending {
-  if (response.kind === 'deny') return { status: 'answered', decision: 'deny', by, reason: response.reason || 'denied by an approval responder', worker, argumentsHash }
+  if (response.kind === 'deny')
+    return { status: 'answered', decision: 'deny', by, reason: response.reason || 'denied by an approval responder', worker, argumentsHash }
   const ending: Ending = { status: 'answered', decision: 'allow', by, worker, argumentsHash }
   const who = response.by ?? by
   if (response.grant === 'exact' || (response.grant === undefined && response.always)) {

@@ -43,12 +43,28 @@ export interface Ending {
 
 export type Finished = { won: true; row: AskRow; grant?: Grant } | { won: false; row: AskRow | undefined }
 
-export async function insertAsk(db: Db, row: Omit<AskRow, 'status' | 'decision' | 'answered_by' | 'answer_reason' | 'answer_worker' | 'grant_id' | 'ended_at' | 'note'>) {
+export async function insertAsk(
+  db: Db,
+  row: Omit<AskRow, 'status' | 'decision' | 'answered_by' | 'answer_reason' | 'answer_worker' | 'grant_id' | 'ended_at' | 'note'>,
+) {
   await db.tx(async (client) => {
     await client.query(
       `INSERT INTO ${db.t.requests} (request_id, workspace, worker, session_id, call_id, tool, arguments, arguments_hash, summary, source, reason, asked_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [row.request_id, row.workspace, row.worker, row.session_id, row.call_id, row.tool, row.arguments, row.arguments_hash, row.summary, row.source, row.reason, row.asked_at],
+      [
+        row.request_id,
+        row.workspace,
+        row.worker,
+        row.session_id,
+        row.call_id,
+        row.tool,
+        row.arguments,
+        row.arguments_hash,
+        row.summary,
+        row.source,
+        row.reason,
+        row.asked_at,
+      ],
     )
     await notify(client, { schema: db.schema, workspace: row.workspace, op: 'asked', requestId: row.request_id, worker: row.worker })
   })
@@ -97,7 +113,9 @@ export async function readAsk(db: Db, requestId: string): Promise<AskRow | undef
 }
 
 export async function pendingAsks(db: Db, workspace: string): Promise<AskRow[]> {
-  const { rows } = await db.query<AskRow>(`SELECT * FROM ${db.t.requests} WHERE workspace = $1 AND status = 'pending' ORDER BY asked_at, request_id`, [workspace])
+  const { rows } = await db.query<AskRow>(`SELECT * FROM ${db.t.requests} WHERE workspace = $1 AND status = 'pending' ORDER BY asked_at, request_id`, [
+    workspace,
+  ])
   return rows
 }
 

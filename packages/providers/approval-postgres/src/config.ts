@@ -30,7 +30,7 @@ export const Config = strictConfig({
 })
   .superRefine((config, ctx) => {
     if (config.connectionString === undefined && config.pool === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'connectionString is required (or pool options): where the team\'s PostgreSQL is, e.g. postgres://user@host/db' })
+      ctx.addIssue({ code: 'custom', message: "connectionString is required (or pool options): where the team's PostgreSQL is, e.g. postgres://user@host/db" })
     }
   })
   .prefault({})

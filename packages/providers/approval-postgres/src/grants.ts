@@ -21,10 +21,9 @@ export class PgGrants implements GrantsApi {
   ) {}
 
   async list(): Promise<Grant[]> {
-    const { rows } = await this.db.query<GrantRow>(
-      `SELECT * FROM ${this.db.t.grants} WHERE workspace = $1 AND revoked_at IS NULL ORDER BY created, id`,
-      [this.workspace],
-    )
+    const { rows } = await this.db.query<GrantRow>(`SELECT * FROM ${this.db.t.grants} WHERE workspace = $1 AND revoked_at IS NULL ORDER BY created, id`, [
+      this.workspace,
+    ])
     return rows.map(grantOf)
   }
 

@@ -26,7 +26,9 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
     await db.open()
   } catch (error) {
     await db.close()
-    throw new Error(`approval-postgres: cannot open the team's approvals at ${db.where}: ${(error as Error).message}; check connectionString and that the server is up`)
+    throw new Error(
+      `approval-postgres: cannot open the team's approvals at ${db.where}: ${(error as Error).message}; check connectionString and that the server is up`,
+    )
   }
   const worker = config.worker ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
   service = new PostgresApproval(ctx, { db, workspace: config.workspace ?? process.cwd(), worker, leaseMs: config.leaseMs, timeoutMs: config.timeoutMs })

@@ -14,7 +14,7 @@ import {
   type Responder,
   type StaleRequest,
 } from '@dshkit/user-approval'
-import { type AskRow, askOf, finishAsk, insertAsk, readAsk } from './asks.js'
+import { type AskRow, askOf, finishAsk, insertAsk } from './asks.js'
 import { answerOf, checkResponse, endingOf, outcomeOf } from './answers.js'
 import type { Change, Db } from './db.js'
 import { PgGrants } from './grants.js'
@@ -202,7 +202,8 @@ export class PostgresApproval extends Service implements ApprovalService {
       .then(() => handler.respond(watched.ask, signal))
       .then(
         (response) => (response === undefined || signal.aborted ? undefined : this.finish(watched.ask.requestId, checkResponse(response), 'responder')),
-        (error) => (signal.aborted ? undefined : this.finish(watched.ask.requestId, deny(`the approval responder failed: ${(error as Error).message}`), 'error')),
+        (error) =>
+          signal.aborted ? undefined : this.finish(watched.ask.requestId, deny(`the approval responder failed: ${(error as Error).message}`), 'error'),
       )
       .catch((error) => this.ctx.logger('approval-postgres').warn('an answer could not be stored: %s', (error as Error).message))
   }
@@ -217,7 +218,8 @@ export class PostgresApproval extends Service implements ApprovalService {
     const row = done.row
     if (!row) return refuse('unknown', `no ask ${requestId} in the team's approvals`)
     if (row.status === 'stale') return refuse('stale', `request ${requestId} went stale (its worker ended) and can no longer be answered`)
-    if (row.status === 'pending') return refuse('mismatch', `request ${requestId} is for other arguments (hash ${row.arguments_hash.slice(0, 12)}…); the answer was not applied`)
+    if (row.status === 'pending')
+      return refuse('mismatch', `request ${requestId} is for other arguments (hash ${row.arguments_hash.slice(0, 12)}…); the answer was not applied`)
     const how = row.status === 'answered' ? `answered (${row.decision}) by ${row.answer_worker ?? 'another worker'}` : `ended (${row.answered_by})`
     return refuse('answered', `request ${requestId} was already ${how}; the first answer wins`)
   }
@@ -237,7 +239,9 @@ export class PostgresApproval extends Service implements ApprovalService {
       if (!watched.settle) continue
       const grant = await this.grants.match(watched.ask.exec, watched.ask.argumentsHash).catch(() => undefined)
       if (!grant) continue
-      const done = await finishAsk(this.db, watched.ask.requestId, { status: 'answered', decision: 'allow', by: 'grant', worker: this.worker }).catch(() => undefined)
+      const done = await finishAsk(this.db, watched.ask.requestId, { status: 'answered', decision: 'allow', by: 'grant', worker: this.worker }).catch(
+        () => undefined,
+      )
       if (done?.won) {
         await this.db.query(`UPDATE ${this.db.t.requests} SET grant_id = $2 WHERE request_id = $1`, [done.row.request_id, grant.id]).catch(() => {})
         this.team.end({ ...done.row, grant_id: grant.id })
@@ -267,7 +271,13 @@ export class PostgresApproval extends Service implements ApprovalService {
   private async stop() {
     this.stopped = true
     await this.team.stop((requestId) =>
-      finishAsk(this.db, requestId, { status: 'ended', decision: 'deny', by: 'stopped', reason: 'the approval service stopped before anyone answered', worker: this.worker }),
+      finishAsk(this.db, requestId, {
+        status: 'ended',
+        decision: 'deny',
+        by: 'stopped',
+        reason: 'the approval service stopped before anyone answered',
+        worker: this.worker,
+      }),
     )
     await this.db.close()
   }

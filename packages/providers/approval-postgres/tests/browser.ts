@@ -13,7 +13,16 @@ export async function launchBrowser(): Promise<{ browser: BrowserContext; close(
     executablePath,
     headless: true,
     // Without the networking flags chromium floods a closed network with refused connections.
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   })
   return {
     browser,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import ApprovalWeb from '@dshkit/approval-web'
 import { launchBrowser } from './browser.js'
-import { freshSchema, until, useServer, worker } from './helpers.js'
+import { freshSchema, useServer, worker } from './helpers.js'
 
 const server = useServer()
 let browser: BrowserContext
@@ -34,7 +34,11 @@ const card = (page: Page, text: string) => page.locator('#pending .card', { hasT
 const post = (page: Page, body: { requestId: string; argumentsHash: string; decision: string }) =>
   page.evaluate(async (body) => {
     const token = new URLSearchParams((globalThis as any).location.search).get('token')!
-    const response = await fetch('/api/answer', { method: 'POST', headers: { 'content-type': 'application/json', 'x-approval-token': token }, body: JSON.stringify(body) })
+    const response = await fetch('/api/answer', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-approval-token': token },
+      body: JSON.stringify(body),
+    })
     return response.status
   }, body)
 

@@ -10,7 +10,10 @@ const repo = fileURLToPath(new URL('../../../..', import.meta.url))
 
 /** A worker process (tsx) that asks once; `out` is what it printed. */
 function asker(schema: string, name: string, leaseMs: number) {
-  const proc = spawn(process.execPath, ['--import', 'tsx', fixture, server.url, schema, name, String(leaseMs)], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] })
+  const proc = spawn(process.execPath, ['--import', 'tsx', fixture, server.url, schema, name, String(leaseMs)], {
+    cwd: repo,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   let err = ''
   proc.stdout.on('data', (chunk) => void (out += chunk))
@@ -36,7 +39,9 @@ describe('a worker that dies leaves its asks stale', () => {
     await child.exited
     const stale = await until(() => b.approval.stale().find((s) => s.requestId === requestId), 'the ask to go stale on B')
     expect(stale).toMatchObject({ callId: 'c-stale', tool: 'shell', worker: 'doomed', call: 'not-recorded' })
-    expect(stale.note).toMatch(/^worker doomed stopped renewing its lease \(it ended \d{4}-.*Z\) before anyone answered; the call never ran \(nothing allowed it\)$/)
+    expect(stale.note).toMatch(
+      /^worker doomed stopped renewing its lease \(it ended \d{4}-.*Z\) before anyone answered; the call never ran \(nothing allowed it\)$/,
+    )
     expect(b.approval.pending().some((p) => p.requestId === requestId)).toBe(false)
     const late = await b.approval.answer(requestId, ask.argumentsHash, { kind: 'allow' })
     expect(late).toMatchObject({ ok: false, reason: 'stale' })

@@ -79,11 +79,26 @@ describe('two workers on one database', () => {
     await result
     const events = a.ctx.session.events().filter((e) => e.type.startsWith('approval/')) as any[]
     expect(events).toMatchObject([
-      { type: 'approval/requested', requestId: ask.requestId, callId: 'c-rec', tool: 'shell', argumentsHash: ask.argumentsHash, reason: 'commands need a human' },
-      { type: 'approval/answered', requestId: ask.requestId, callId: 'c-rec', decision: 'allow', by: 'answer', reason: 'answered on worker B', grantId: expect.stringMatching(/^g_/) },
+      {
+        type: 'approval/requested',
+        requestId: ask.requestId,
+        callId: 'c-rec',
+        tool: 'shell',
+        argumentsHash: ask.argumentsHash,
+        reason: 'commands need a human',
+      },
+      {
+        type: 'approval/answered',
+        requestId: ask.requestId,
+        callId: 'c-rec',
+        decision: 'allow',
+        by: 'answer',
+        reason: 'answered on worker B',
+        grantId: expect.stringMatching(/^g_/),
+      },
     ])
     await a.call('make deploy', 'c-again')
-    expect((a.ctx.session.events().at(-1) as any)).toMatchObject({ type: 'approval/answered', callId: 'c-again', by: 'grant', grantId: events[1].grantId })
+    expect(a.ctx.session.events().at(-1) as any).toMatchObject({ type: 'approval/answered', callId: 'c-again', by: 'grant', grantId: events[1].grantId })
   })
   test('an ask nobody answers in time is denied, ended for the whole team, and a late answer is refused saying how it ended', async () => {
     const schema = freshSchema()
@@ -100,7 +115,7 @@ describe('two workers on one database', () => {
     expect(a.ran).toEqual([])
   })
 
-  test("a call aborted while it waits ends its ask for every worker", async () => {
+  test('a call aborted while it waits ends its ask for every worker', async () => {
     const { a, b } = await team()
     const controller = new AbortController()
     const result = a.ctx.tools.execute({ callId: 'c-abort', name: 'shell', arguments: { cmd: 'x' }, signal: controller.signal })
