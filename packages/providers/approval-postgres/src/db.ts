@@ -94,8 +94,15 @@ export class Db {
       this.listener = undefined
       setTimeout(() => this.reconnect(), 200).unref()
     })
-    await client.connect()
-    await client.query(`LISTEN ${CHANNEL}`)
+    try {
+      await client.connect()
+      await client.query(`LISTEN ${CHANNEL}`)
+    } catch (error) {
+      await client.end().catch(() => {})
+      throw error
+    }
+    // Closed while this (re)connect was under way: nobody would ever end this connection.
+    if (this.closed) return void (await client.end().catch(() => {}))
     this.listener = client
   }
 

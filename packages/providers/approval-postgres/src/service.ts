@@ -84,7 +84,8 @@ export class PostgresApproval extends Service implements ApprovalService {
   }
 
   resync() {
-    void this.team.resync()
+    // A failed re-read is retried by the next heartbeat.
+    this.team.resync().catch(() => {})
   }
 
   /** Every pending ask of the workspace this process watches: its own and the other workers'. */
