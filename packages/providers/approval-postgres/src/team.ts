@@ -36,13 +36,9 @@ export class Team {
   ) {}
 
   async start() {
-    const { db, worker, workspace, leaseMs } = this.options
-    await db.query(
-      `INSERT INTO ${db.t.workers} (worker, workspace, lease_until) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
-       ON CONFLICT (worker) DO UPDATE SET workspace = $2, lease_until = now() + $3 * interval '1 millisecond', started_at = now(), stopped_at = NULL`,
-      [worker, workspace, leaseMs],
-    )
-    // Asks a earlier process with this worker id left pending can never be answered to it any more.
+    const { db, worker, leaseMs } = this.options
+    await this.renew(true)
+    // Asks an earlier process with this worker id left pending can never be answered to it any more.
     await db.query(
       `UPDATE ${db.t.requests} SET status = 'stale', ended_at = now(), note = 'worker ' || worker || ' restarted before anyone answered; the call never ran (nothing allowed it)'
        WHERE worker = $1 AND status = 'pending'`,
@@ -111,10 +107,10 @@ export class Team {
 
   private beat() {
     if (this.beating) return this.beating
-    const { db, worker, leaseMs } = this.options
+    const { db } = this.options
     this.beating = (async () => {
       try {
-        await db.query(`UPDATE ${db.t.workers} SET lease_until = now() + $2 * interval '1 millisecond' WHERE worker = $1`, [worker, leaseMs])
+        await this.renew(false)
         await sweepStale(db)
         await this.resync()
       } catch {
@@ -124,6 +120,17 @@ export class Team {
       }
     })()
     return this.beating
+  }
+
+  /** An upsert, so a worker row someone deleted comes back (without it this worker's asks could never go stale). */
+  private async renew(starting: boolean) {
+    const { db, worker, workspace, leaseMs } = this.options
+    await db.query(
+      `INSERT INTO ${db.t.workers} (worker, workspace, lease_until) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+       ON CONFLICT (worker) DO UPDATE SET workspace = $2, lease_until = now() + $3 * interval '1 millisecond', stopped_at = NULL
+       ${starting ? ', started_at = now()' : ''}`,
+      [worker, workspace, leaseMs],
+    )
   }
 
   private async look(requestId: string) {
