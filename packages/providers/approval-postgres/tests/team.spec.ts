@@ -126,4 +126,25 @@ describe('two workers on one database', () => {
     expect(await b.approval.answer(ask.requestId, ask.argumentsHash, { kind: 'allow' })).toMatchObject({ ok: false, reason: 'answered' })
     expect(a.ran).toEqual([])
   })
+  test("four workers answer each of ten asks at once: every ask lands exactly once, with the winner's decision", async () => {
+    const schema = freshSchema()
+    const workers = await Promise.all(['A', 'B', 'C', 'D'].map((name) => worker({ connectionString: server.url, schema, worker: name })))
+    const [asker] = workers
+    const allowed: string[] = []
+    for (let i = 0; i < 10; i++) {
+      const result = asker.call(`job ${i}`, `c${i}`)
+      const asks = await Promise.all(workers.map((w) => until(() => w.approval.pending().find((p) => p.callId === `c${i}`), `ask ${i} on every worker`)))
+      const outcomes = await Promise.all(
+        workers.map((w, n) =>
+          w.approval.answer(asks[n].requestId, asks[n].argumentsHash, n % 2 ? { kind: 'deny', reason: `no from ${n}` } : { kind: 'allow' }),
+        ),
+      )
+      const winners = outcomes.flatMap((o, n) => (o.ok ? [n] : []))
+      expect(winners).toHaveLength(1)
+      expect(outcomes.filter((o) => !o.ok && o.reason === 'answered')).toHaveLength(3)
+      expect((await result).isError).toBe(winners[0] % 2 === 1)
+      if (winners[0] % 2 === 0) allowed.push(`job ${i}`)
+    }
+    expect(asker.ran).toEqual(allowed)
+  })
 })
