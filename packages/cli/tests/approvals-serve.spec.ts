@@ -30,16 +30,21 @@ function serve(db: string, ...extra: string[]) {
 test("`dshkit approvals serve --db` shows a worker's ask in Chromium and the answer on its page reaches the worker", async () => {
   const schema = freshSchema()
   const a = await worker({ connectionString: server.url, schema, worker: 'A' })
+  // Asked before the page process starts: it is listed from the table, not only from NOTIFY.
+  const earlier = a.call('terraform plan')
+  await until(() => a.approval.pending()[0], 'the earlier ask')
   const served = serve(`${server.url}${server.url.includes('?') ? '&' : '?'}schema=${schema}`, '--workspace', 'team-ws')
   await page.goto(await served.url())
   await page.locator('#connection[data-state="live"]').waitFor()
+  await page.locator('#pending .card', { hasText: 'terraform plan' }).locator('[data-action="allow"]').click()
+  expect((await earlier).isError).toBe(false)
   const call = a.call('terraform apply')
   const card = page.locator('#pending .card', { hasText: 'terraform apply' })
   await card.locator('.deny-reason').fill('not on a Friday')
   await card.locator('[data-action="deny"]').click()
   const result = await call
   expect(result.isError && result.error.message).toMatch(/the user denied it on the approval page: not on a Friday/)
-  expect(a.ran).toEqual([])
+  expect(a.ran).toEqual(['terraform plan'])
   served.proc.kill('SIGINT')
   expect(await served.exited).toBe(0)
 })
