@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import ApprovalWeb from '@dshkit/approval-web'
 import { launchBrowser } from './browser.js'
+import { asker } from './child.js'
 import { freshSchema, useServer, worker } from './helpers.js'
 
 const server = useServer()
@@ -90,5 +91,21 @@ describe("the approval page on the team's asks, in Chromium", () => {
     await card(pageA, 'make build').locator('[data-action="deny"]').click()
     expect((await again).isError).toBe(true)
     expect(b.ran).toEqual(['make build', 'make build'])
+  })
+  test("a worker killed while its ask is on B's page: the card ends with the stale note, and a reload lists it as stale", async () => {
+    const schema = freshSchema()
+    const b = await worker({ connectionString: server.url, schema, worker: 'B', leaseMs: 600 })
+    await b.plug(ApprovalWeb, { printUrl: false })
+    const page = await open((b.ctx as any).approvalWeb.url, 0)
+    const child = asker(server.url, schema, 'doomed', 600)
+    const requestId = await child.asked()
+    await card(page, 'deploy prod').waitFor()
+    child.proc.kill('SIGKILL')
+    await card(page, 'deploy prod').waitFor({ state: 'detached' })
+    await expect(page.locator('#recent li').first().textContent()).resolves.toMatch(/worker doomed stopped renewing its lease.*the call never ran/)
+    await page.reload()
+    const stale = page.locator(`#stale li[data-request-id="${requestId}"]`)
+    await stale.waitFor()
+    await expect(stale.textContent()).resolves.toMatch(/stale.*shell.*worker doomed stopped renewing its lease/)
   })
 })

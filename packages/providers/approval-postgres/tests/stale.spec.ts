@@ -1,38 +1,13 @@
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
-import { onCleanup } from '@dshkit/testing'
+import { asker } from './child.js'
 import { freshSchema, until, useServer, worker } from './helpers.js'
 
 const server = useServer()
-const fixture = fileURLToPath(new URL('./fixtures/asker.ts', import.meta.url))
-const repo = fileURLToPath(new URL('../../../..', import.meta.url))
-
-/** A worker process (tsx) that asks once; `out` is what it printed. */
-function asker(schema: string, name: string, leaseMs: number) {
-  const proc = spawn(process.execPath, ['--import', 'tsx', fixture, server.url, schema, name, String(leaseMs)], {
-    cwd: repo,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  let err = ''
-  proc.stdout.on('data', (chunk) => void (out += chunk))
-  proc.stderr.on('data', (chunk) => void (err += chunk))
-  const exited = new Promise((resolve) => proc.on('exit', resolve))
-  onCleanup(() => proc.exitCode === null && proc.signalCode === null && proc.kill('SIGKILL'))
-  return {
-    proc,
-    exited,
-    asked: () => until(() => /ASKED (\S+)/.exec(out)?.[1], `the child's ask (stderr: ${err})`, 20_000),
-    result: () => until(() => /RESULT (.+)/.exec(out)?.[1], `the child's result (stderr: ${err})`, 20_000).then((json) => JSON.parse(json)),
-  }
-}
-
 describe('a worker that dies leaves its asks stale', () => {
   test("SIGKILL: once the dead worker's lease ends its ask is stale everywhere, says the call never ran, and cannot be answered", async () => {
     const schema = freshSchema()
     const b = await worker({ connectionString: server.url, schema, worker: 'B', leaseMs: 600 })
-    const child = asker(schema, 'doomed', 600)
+    const child = asker(server.url, schema, 'doomed', 600)
     const requestId = await child.asked()
     const ask = await until(() => b.approval.pending().find((p) => p.requestId === requestId), 'the ask on B')
     child.proc.kill('SIGKILL')
@@ -50,7 +25,7 @@ describe('a worker that dies leaves its asks stale', () => {
   test('SIGSTOP past the lease: the ask goes stale; after SIGCONT the paused worker denies its call instead of running it', async () => {
     const schema = freshSchema()
     const b = await worker({ connectionString: server.url, schema, worker: 'B', leaseMs: 600 })
-    const child = asker(schema, 'paused', 600)
+    const child = asker(server.url, schema, 'paused', 600)
     const requestId = await child.asked()
     const ask = await until(() => b.approval.pending().find((p) => p.requestId === requestId), 'the ask on B')
     child.proc.kill('SIGSTOP')
