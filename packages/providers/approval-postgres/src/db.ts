@@ -62,16 +62,23 @@ export class Db {
   /** Runs `body` in one transaction on one pooled connection. */
   async tx<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect()
+    // A connection lost while checked out emits 'error' on the client (the query rejects too): never an uncaught exception.
+    const ignore = () => {}
+    client.on('error', ignore)
+    let failed: Error | undefined
     try {
       await client.query('BEGIN')
       const value = await body(client)
       await client.query('COMMIT')
       return value
     } catch (error) {
+      failed = error as Error
       await client.query('ROLLBACK').catch(() => {})
       throw error
     } finally {
-      client.release()
+      client.off('error', ignore)
+      // After a failure the connection may be broken: the pool drops it rather than lending it again.
+      client.release(failed)
     }
   }
 

@@ -31,10 +31,11 @@ export interface PostgresApprovalOptions {
   timeoutMs: number
 }
 
-/** An ask this process shows to its responders: its own (with `settle`), or another worker's. */
+/** An ask this process shows to its responders: its own (with its `row` and `settle`), or another worker's. */
 export interface Watched {
   ask: ApprovalAsk
   controller: AbortController
+  row?: AskRow
   settle?(row: AskRow): void
 }
 
@@ -155,7 +156,7 @@ export class PostgresApproval extends Service implements ApprovalService {
     await this.record(requestedEvent(row))
     let settle!: (row: AskRow) => void
     const settled = new Promise<AskRow>((resolve) => (settle = resolve))
-    const watched: Watched = { ask: { ...request, ...askOf(row), exec }, controller: new AbortController(), settle }
+    const watched: Watched = { ask: { ...request, ...askOf(row), exec }, controller: new AbortController(), row, settle }
     try {
       await insertAsk(this.db, row)
     } catch (error) {

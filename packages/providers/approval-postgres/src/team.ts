@@ -95,8 +95,10 @@ export class Team {
     const { db, worker } = this.options
     for (const watched of this.watched()) {
       if (watched.settle) {
-        const done = await finishOwn(watched.ask.requestId).catch(() => undefined)
-        if (done?.row) this.end(done.row)
+        const done = await finishOwn(watched.ask.requestId).catch((error: Error) => ({ row: undefined, error }))
+        // The database is gone: the call still ends now, denied, instead of waiting out its timeout.
+        const row = done.row ?? (watched.row && { ...watched.row, ...stoppedUnrecorded((done as { error?: Error }).error) })
+        if (row) this.end(row)
       } else {
         this.asks.delete(watched.ask.requestId)
         watched.controller.abort(new AskEnded('the approval service stopped'))
@@ -162,4 +164,9 @@ export class Team {
     const rows = await staleAsks(this.options.db, this.options.workspace).catch(() => undefined)
     if (rows) this.staleList = rows.map(staleOf)
   }
+}
+
+function stoppedUnrecorded(error: Error | undefined): Partial<AskRow> {
+  const why = error ? ` (not recorded in the database: ${error.message})` : ''
+  return { status: 'ended', decision: 'deny', answered_by: 'stopped', answer_reason: `the approval service stopped before anyone answered${why}` }
 }

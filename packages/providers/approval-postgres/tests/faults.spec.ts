@@ -46,4 +46,15 @@ describe('a database connection that breaks', () => {
     expect(denied.isError && denied.error.message).toMatch(/the team's grants could not be read from postgres:\/\/.*127\.0\.0\.1.*\(schema t_/)
     proxy.up()
   })
+  test('the service stopped while the database is gone: a waiting call is denied at once, not at its timeout', async () => {
+    const proxy = await proxied()
+    const a = await worker({ connectionString: proxy.url, schema: freshSchema(), worker: 'A', pool: { connectionTimeoutMillis: 500 } })
+    const result = a.call('stopping')
+    await until(() => a.approval.pending()[0], 'the ask to be stored')
+    proxy.down()
+    await a.dispose()
+    const denied = await result
+    expect(denied.isError && denied.error.message).toMatch(/the approval service stopped before anyone answered \(not recorded in the database: /)
+    proxy.up()
+  })
 })
