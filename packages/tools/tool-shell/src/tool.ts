@@ -63,6 +63,7 @@ export function shellTool(shell: () => ShellService, config: Config, jobs: () =>
         timeoutMs,
         timedOut: result.timedOut,
         sandboxed: result.sandboxed,
+        ...(result.changes ? { changes: result.changes } : {}),
         ...(result.limit ? { limit: limitMessage(result.limit, shell().defaults.limits ?? DEFAULT_LIMITS) } : {}),
       }
     },

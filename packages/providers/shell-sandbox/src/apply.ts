@@ -1,0 +1,118 @@
+import { chmodSync, copyFileSync, mkdirSync, renameSync, rmSync, rmdirSync, symlinkSync, unlinkSync } from 'node:fs'
+import nodePath from 'node:path'
+import type { ShellChange, ShellChangeKind } from '@dshkit/shell'
+import type { Change } from './change-set.js'
+
+/** Why writing (or deleting) this host path is not allowed, or undefined: fs-sandbox's judgement of a write. */
+export type JudgeWrite = (path: string) => Promise<string | undefined>
+
+export interface Applied {
+  applied: ShellChange[]
+  refused: (ShellChange & { reason: string })[]
+}
+
+let temps = 0
+
+/**
+ * Judges each change as the file tools' writes are judged, right before applying it, and applies the
+ * allowed ones: each file atomically (written beside itself, then renamed over), in an order that keeps
+ * the workspace consistent — what a creation replaces first, then folders (outer first), files and links,
+ * modes, and the other deletions last (inner first). Nothing under a refused folder is applied.
+ */
+export async function judgeAndApply(root: string, changes: readonly Change[], judge: JudgeWrite): Promise<Applied> {
+  const out: Applied = { applied: [], refused: [] }
+  const refusedFolders: string[] = []
+  const depth = (change: Change) => change.path.split(nodePath.sep).length
+  const phase = (change: Change) =>
+    change.kind === 'delete' ? (change.replaced ? 0 : 5) : change.kind === 'folder' ? 1 : change.kind === 'mode' ? 3 : change.kind === 'unsupported' ? 4 : 2
+  const ordered = [...changes].sort((a, b) => phase(a) - phase(b) || (phase(a) === 0 || phase(a) === 5 ? depth(b) - depth(a) : depth(a) - depth(b)))
+  for (const change of ordered) {
+    const path = nodePath.join(root, change.path)
+    const shown = { path, change: kindOf(change) }
+    const inside = refusedFolders.find((folder) => path.startsWith(`${folder}/`))
+    const reason =
+      change.kind === 'unsupported'
+        ? `the command made ${change.what}, which is not carried over`
+        : inside
+          ? `its folder ${inside} was refused`
+          : await judge(path)
+    if (reason) {
+      if (change.kind === 'folder') refusedFolders.push(path)
+      out.refused.push({ ...shown, reason })
+      continue
+    }
+    try {
+      applyOne(change, path)
+      out.applied.push(shown)
+    } catch (error) {
+      if (change.kind === 'folder') refusedFolders.push(path)
+      const code = (error as NodeJS.ErrnoException).code
+      out.refused.push({
+        ...shown,
+        reason: code === 'ENOTEMPTY' ? 'it still holds something that was refused' : `applying it failed: ${code ?? String(error)}`,
+      })
+    }
+  }
+  return out
+}
+
+function applyOne(change: Change, path: string) {
+  const temp = () => nodePath.join(nodePath.dirname(path), `.dshkit-txn-${process.pid}-${++temps}`)
+  switch (change.kind) {
+    case 'folder':
+      mkdirSync(path)
+      chmodSync(path, change.mode)
+      return
+    case 'write': {
+      const tmp = temp()
+      landed(tmp, () => {
+        copyFileSync(change.from, tmp)
+        chmodSync(tmp, change.mode)
+        renameSync(tmp, path)
+      })
+      return
+    }
+    case 'symlink': {
+      const tmp = temp()
+      landed(tmp, () => {
+        symlinkSync(change.target, tmp)
+        renameSync(tmp, path)
+      })
+      return
+    }
+    case 'mode':
+      chmodSync(path, change.mode)
+      return
+    case 'delete':
+      if (change.folder) rmdirSync(path)
+      else unlinkSync(path)
+      return
+  }
+}
+
+/** Runs `write`; if it fails, its temp file does not stay behind. */
+function landed(tmp: string, write: () => void) {
+  try {
+    write()
+  } catch (error) {
+    rmSync(tmp, { force: true })
+    throw error
+  }
+}
+
+function kindOf(change: Change): ShellChangeKind {
+  switch (change.kind) {
+    case 'write':
+      return change.created ? 'created' : 'modified'
+    case 'folder':
+      return 'folder'
+    case 'symlink':
+      return 'symlink'
+    case 'mode':
+      return 'mode'
+    case 'delete':
+      return 'deleted'
+    case 'unsupported':
+      return 'created'
+  }
+}
