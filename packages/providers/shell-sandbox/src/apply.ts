@@ -1,6 +1,7 @@
-import { chmodSync, copyFileSync, mkdirSync, renameSync, rmSync, rmdirSync, symlinkSync, unlinkSync } from 'node:fs'
 import nodePath from 'node:path'
-import type { ShellChange, ShellChangeKind } from '@dshkit/shell'
+import { createHash } from 'node:crypto'
+import { chmodSync, copyFileSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, rmdirSync, symlinkSync, unlinkSync } from 'node:fs'
+import type { ShellChange, ShellChangeKind, ShellFileChange, ShellSpec } from '@dshkit/shell'
 import type { Change } from './change-set.js'
 
 /** Why writing (or deleting) this host path is not allowed, or undefined: fs-sandbox's judgement of a write. */
@@ -19,7 +20,7 @@ let temps = 0
  * the workspace consistent — what a creation replaces first, then folders (outer first), files and links,
  * modes, and the other deletions last (inner first). Nothing under a refused folder is applied.
  */
-export async function judgeAndApply(root: string, changes: readonly Change[], judge: JudgeWrite): Promise<Applied> {
+export async function judgeAndApply(root: string, changes: readonly Change[], judge: JudgeWrite, beforeChange?: ShellSpec['beforeChange']): Promise<Applied> {
   const out: Applied = { applied: [], refused: [] }
   const refusedFolders: string[] = []
   const depth = (change: Change) => change.path.split(nodePath.sep).length
@@ -41,6 +42,15 @@ export async function judgeAndApply(root: string, changes: readonly Change[], ju
       out.refused.push({ ...shown, reason })
       continue
     }
+    const record = beforeChange && fileChange(change, path)
+    if (record) {
+      try {
+        await beforeChange(record)
+      } catch (error) {
+        out.refused.push({ ...shown, reason: `it was not recorded: ${(error as Error)?.message ?? error}` })
+        continue
+      }
+    }
     try {
       applyOne(change, path)
       out.applied.push(shown)
@@ -54,6 +64,26 @@ export async function judgeAndApply(root: string, changes: readonly Change[], ju
     }
   }
   return out
+}
+
+// A before-image is read whole into memory; past this it is 'unknown' (and a keeper such as fs-checkpoint refuses the change).
+const MAX_BEFORE_BYTES = 64 * 1024 * 1024
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
+
+/** The content change a write or a file deletion makes, for `beforeChange`; other changes (folders, links, modes) carry none. */
+function fileChange(change: Change, path: string): ShellFileChange | undefined {
+  if (change.kind !== 'write' && !(change.kind === 'delete' && !change.folder)) return undefined
+  const after = change.kind === 'write' ? sha256(readFileSync(change.from)) : 'absent'
+  const stats = lstatSync(path, { throwIfNoEntry: false })
+  // Only a regular file has content to restore; a link or folder a write replaces was deleted (and recorded) before it.
+  if (!stats?.isFile()) return change.kind === 'delete' ? undefined : { path, before: 'absent', after }
+  if (stats.size > MAX_BEFORE_BYTES) return { path, before: 'unknown', reason: `it is ${stats.size} bytes, over ${MAX_BEFORE_BYTES}`, after }
+  try {
+    const bytes = readFileSync(path)
+    return { path, before: sha256(bytes), bytes, after }
+  } catch (error) {
+    return { path, before: 'unknown', reason: (error as NodeJS.ErrnoException).code ?? String(error), after }
+  }
 }
 
 function applyOne(change: Change, path: string) {

@@ -1,6 +1,6 @@
 import { readdirSync, statfsSync } from 'node:fs'
 import type { ProcessLaunch, ProcessResult, RunningProcess } from '@dshkit/process'
-import type { ShellChanges, ShellProcess, ShellResult } from '@dshkit/shell'
+import type { ShellChanges, ShellProcess, ShellResult, ShellSpec } from '@dshkit/shell'
 import { type JudgeWrite, judgeAndApply } from './apply.js'
 import { type Change, changeSet } from './change-set.js'
 import { type CallView, OverlayHost, SETUP_FAILURE, outermost, overlayPathProblem } from './overlay.js'
@@ -19,7 +19,7 @@ export class Transactions {
   ) {}
 
   /** `start` launches the command with the launch wrapped onto a fresh view; `done` settles after the commit. */
-  spawn(start: (wrap: (launch: ProcessLaunch) => ProcessLaunch) => RunningProcess): ShellProcess {
+  spawn(spec: ShellSpec, start: (wrap: (launch: ProcessLaunch) => ProcessLaunch) => RunningProcess): ShellProcess {
     let view: CallView
     try {
       view = this.overlay.open()
@@ -29,7 +29,7 @@ export class Transactions {
       })
     }
     const inner = start((launch) => this.overlay.wrap(view, launch))
-    const done = inner.done.then((result) => this.commit(view, result))
+    const done = inner.done.then((result) => this.commit(view, result, spec.beforeChange))
     return {
       pid: inner.pid,
       startedAt: inner.startedAt,
@@ -39,19 +39,19 @@ export class Transactions {
     }
   }
 
-  private async commit(view: CallView, result: ProcessResult): Promise<ShellResult> {
+  private async commit(view: CallView, result: ProcessResult, beforeChange: ShellSpec['beforeChange']): Promise<ShellResult> {
     try {
       if (result.error) return result
       const setup = result.exitCode === 125 ? result.stderr.text.split('\n').find((line) => line.startsWith(SETUP_FAILURE)) : undefined
       if (setup) return { ...result, error: `could not prepare the command: ${setup.slice(SETUP_FAILURE.length)}` }
-      return { ...result, changes: await this.land(view) }
+      return { ...result, changes: await this.land(view, beforeChange) }
     } finally {
       await this.overlay.release(view)
     }
   }
 
   /** Reads every root's change set first (so a bound refuses all of them), then judges and applies them. */
-  private async land(view: CallView): Promise<ShellChanges> {
+  private async land(view: CallView, beforeChange: ShellSpec['beforeChange']): Promise<ShellChanges> {
     const { maxBytes, maxFiles } = this.overlay.limits
     const none = (error: string): ShellChanges => ({ applied: [], refused: [], error: `${error}: none of its changes were applied` })
     try {
@@ -71,7 +71,7 @@ export class Transactions {
       }
       const out: ShellChanges = { applied: [], refused: [] }
       for (const { root, changes } of sets) {
-        const done = await judgeAndApply(root, changes, this.judge)
+        const done = await judgeAndApply(root, changes, this.judge, beforeChange)
         out.applied.push(...done.applied)
         out.refused.push(...done.refused)
       }

@@ -25,6 +25,24 @@ export interface ShellSpec extends ProcessSpec {
   command: string
   /** Absolute working directory; default the provider's `cwd`. */
   cwd?: string
+  /**
+   * A provider that runs commands as transactions awaits this before each file's content change lands
+   * (after it was judged allowed): keep a before-image, record the change. Throwing refuses that change.
+   */
+  beforeChange?: (change: ShellFileChange) => Promise<void>
+}
+
+/** A change to one file's content a command is about to land, in tool-fs's terms (see `FsChange`). */
+export interface ShellFileChange {
+  /** Absolute host path (its folder's real path, then its name). */
+  path: string
+  /** sha256 (hex) of the content before, `absent`, or `unknown` when it could not be read (`reason` says why). */
+  before: string
+  /** The content before, exactly the bytes `before` hashes; left out when absent or unknown. */
+  bytes?: Uint8Array
+  reason?: string
+  /** sha256 (hex) of the content after, or `absent` when the command deleted the file. */
+  after: string
 }
 
 // The seam runs each command as one @dshkit/process tree: its names for the same shapes.

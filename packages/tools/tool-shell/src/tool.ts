@@ -1,5 +1,5 @@
 import type { JobOwner } from '@dshkit/jobs'
-import type { ShellService } from '@dshkit/shell'
+import type { ShellService, ShellSpec } from '@dshkit/shell'
 import { DEFAULT_LIMITS, limitMessage } from '@dshkit/process'
 import { defineTool } from '@dshkit/tools'
 import { z } from 'zod'
@@ -10,7 +10,15 @@ import { isBackground, renderBackground, startBackground, type BackgroundValue }
 // Past the command's own deadline the seam still needs the kill grace; timeout-policy's deadline is only a backstop.
 const BACKSTOP_MARGIN_MS = 30_000
 
-export function shellTool(shell: () => ShellService, config: Config, jobs: () => JobOwner | undefined = () => undefined) {
+/** For a call id, what records each file change a transactional shell lands (undefined: nothing records). */
+export type ChangeRecorder = (callId: string) => ShellSpec['beforeChange'] | undefined
+
+export function shellTool(
+  shell: () => ShellService,
+  config: Config,
+  jobs: () => JobOwner | undefined = () => undefined,
+  recorder: ChangeRecorder = () => undefined,
+) {
   return defineTool({
     name: 'shell',
     description:
@@ -49,7 +57,8 @@ export function shellTool(shell: () => ShellService, config: Config, jobs: () =>
     async execute(args, run): Promise<ShellToolValue | BackgroundValue> {
       if (args.background) return startBackground(jobs(), args, run)
       const timeoutMs = args.timeoutMs ?? config.defaultTimeoutMs
-      const result = await shell().run({ command: args.command, cwd: args.cwd, timeoutMs, signal: run.signal })
+      const beforeChange = recorder(run.callId)
+      const result = await shell().run({ command: args.command, cwd: args.cwd, timeoutMs, signal: run.signal, ...(beforeChange ? { beforeChange } : {}) })
       // Cancelled from outside (the caller, timeout-policy): the pipeline reports that, not a half result.
       if (run.signal.aborted) throw run.signal.reason
       if (result.error) throw Object.assign(new Error(result.error), { retryable: false })
