@@ -61,7 +61,7 @@ try {
       '',
       table(['call', 'µs', 'ratio'], [...rows(idle), ...rows(busy)]),
       '',
-      "A transaction adds, per call: setpriv + nsenter into the holder namespace, a sh that mounts the call's tmpfs, unshare + a sh that mounts the overlay, then bwrap as before; after it, a readdir of the upper layer and one umount through the holder. With changes, also a read-only merged mount, the walk, a byte compare per file that existed, the judgement per path, a sha-free apply (no recorder here) by copy + rename per file.",
+      "A transaction adds, per call: an `nsenter` into the holder's mount namespace before bwrap (the call's view, a tmpfs with an overlay per root, was mounted there ahead, while the previous call was judged), and after it a statfs and a readdir of the upper layer; unmounting is not waited for. With changes, also the walk of the upper layer, a byte compare per file that existed, fs-sandbox's judgement per path, and a copy + rename per file (no recorder here: tool-shell adds a sha256 and a before-image per file when a session or fs-checkpoint is up). Writing into the tmpfs is cheaper than into the disk, which is why the busy row can come out at or below 1×.",
     ].join('\n'),
   )
 } finally {

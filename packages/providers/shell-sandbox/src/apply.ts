@@ -20,7 +20,15 @@ let temps = 0
  * the workspace consistent — what a creation replaces first, then folders (outer first), files and links,
  * modes, and the other deletions last (inner first). Nothing under a refused folder is applied.
  */
-export async function judgeAndApply(root: string, changes: readonly Change[], judge: JudgeWrite, beforeChange?: ShellSpec['beforeChange']): Promise<Applied> {
+export interface ApplyOptions {
+  /** Awaited before each file's content change lands (recording it); a throw refuses the change. */
+  beforeChange?: ShellSpec['beforeChange']
+  /** When the command started (ms since the epoch): a path the host changed since is a conflict, not overwritten. */
+  since?: number
+}
+
+export async function judgeAndApply(root: string, changes: readonly Change[], judge: JudgeWrite, options: ApplyOptions = {}): Promise<Applied> {
+  const { beforeChange, since = Number.POSITIVE_INFINITY } = options
   const out: Applied = { applied: [], refused: [] }
   const refusedFolders: string[] = []
   const depth = (change: Change) => change.path.split(nodePath.sep).length
@@ -36,7 +44,7 @@ export async function judgeAndApply(root: string, changes: readonly Change[], ju
         ? `the command made ${change.what}, which is not carried over`
         : inside
           ? `its folder ${inside} was refused`
-          : await judge(path)
+          : ((await judge(path)) ?? conflict(change, path, since))
     if (reason) {
       if (change.kind === 'folder') refusedFolders.push(path)
       out.refused.push({ ...shown, reason })
@@ -64,6 +72,14 @@ export async function judgeAndApply(root: string, changes: readonly Change[], ju
     }
   }
   return out
+}
+
+/** Why landing the change would lose someone else's: the path changed on the host after the command started. */
+function conflict(change: Change, path: string, since: number): string | undefined {
+  if (change.kind === 'folder' || change.kind === 'unsupported') return undefined
+  const stats = lstatSync(path, { throwIfNoEntry: false })
+  if (stats && !stats.isDirectory() && stats.ctimeMs > since)
+    return "it changed on the host while the command ran (another call, a job or a person wrote it): the command's version was not applied, so nothing is lost; run it again"
 }
 
 // A before-image is read whole into memory; past this it is 'unknown' (and a keeper such as fs-checkpoint refuses the change).

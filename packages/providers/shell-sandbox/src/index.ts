@@ -102,11 +102,12 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
       judge: async (path) => sandbox.judge(path, path, nodePath.join(await resolveRealPath(nodePath.dirname(path)), nodePath.basename(path)), 'write'),
       trial: (overlay) => {
         const view = overlay.open()
-        const flags = sandboxFlags({ ...probeLayout, readOnlyRoots: [] })
+        const flags = sandboxFlags({ ...probeLayout, readOnlyRoots: [], sources: layout.roots.map((root) => overlay.sourceOf(view, root)) })
         const launch = { file: bwrap.path, args: launchArgs(shell, 'true'), fd3: nulTerminated(flags), env: {} }
         const run = startProcess({ spec: {}, cwd, sandboxed: true, defaults: commandDefaults(config), launch: () => overlay.wrap(view, launch) })
         return run.done.then(async (result) => {
           await overlay.release(view)
+          // A failed trial says why on stderr (the view's own setup failure first).
           if (result.exitCode === 0) return undefined
           return result.error ?? (result.stderr.text.trim().split('\n').at(-1) || `the trial run exited with code ${result.exitCode}`)
         })

@@ -3,14 +3,17 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import nodePath from 'node:path'
 import type { ProcessLaunch } from '@dshkit/process'
+import { bytesOf } from './bytes.js'
 
 /** What one call's copy-on-write view is made of, on the host and as Node reads it. */
 export interface CallView {
-  /** The per-call tmpfs mount point (a host folder; the tmpfs exists only in the holder's namespace). */
+  /** The per-call tmpfs mount point (a host folder; the tmpfs and the overlays on it exist only in the holder's namespace). */
   mountPoint: string
   /** The same folder as Node reads it: through the holder's namespace (`/proc/<holder>/root/…`). */
   seen: string
-  /** One layer per overlaid root, index-aligned with `OverlayHost.roots`: `u<i>` (what the call wrote), `m<i>` (its merged view after it). */
+  /** Already mounted by the holder ahead of the call; otherwise the launch mounts it first. */
+  mounted: boolean
+  /** Per overlaid root `i` (index-aligned with `OverlayHost.roots`): what the call wrote, and the merged view (what it left). */
   upper(i: number): string
   merged(i: number): string
 }
@@ -20,27 +23,39 @@ export interface OverlayLimits {
   maxFiles: number
 }
 
-// The wrapper: in the holder's namespace, mount the call's bounded tmpfs, then in a private namespace of its
-// own put an overlay over each root and exec bubblewrap, which binds the merged views as before.
-const WRAPPER = [
-  'fail() { echo "dshkit-txn: $*" >&2; exit 125; }',
-  't=$1 size=$2 inodes=$3; shift 3',
-  'mount -t tmpfs -o "size=$size,nr_inodes=$inodes,mode=0700" dshkit-txn "$t" || fail "could not mount the change tmpfs"',
-  'i=0; for r in "$@"; do [ "$r" = -- ] && break; mkdir "$t/u$i" "$t/w$i" "$t/m$i" || fail "could not make the layers"; i=$((i+1)); done',
-  'exec unshare -m --propagation private /bin/sh -c \'t=$1; shift; i=0; while [ "$1" != -- ]; do mount -t overlay dshkit-txn -o "lowerdir=$1,upperdir=$t/u$i,workdir=$t/w$i" "$1" || { echo "dshkit-txn: could not mount the copy-on-write view of $1" >&2; exit 125; }; i=$((i+1)); shift; done; shift; exec "$@"\' sh "$t" "$@"',
+// One call's view: a tmpfs of the call's bound on $d, and per root an overlay (upper and work on that tmpfs) at $d/m<i>.
+// Run by the holder ahead of a call, or by the launch itself when none is ready. Roots follow in "$@", then `--`.
+const MOUNT_VIEW = [
+  'mount -t tmpfs -o "size=$size,nr_inodes=$inodes,mode=0700" dshkit-txn "$d" || exit 1',
+  'i=0; for r in "$@"; do [ "$r" = -- ] && break',
+  '  mkdir "$d/u$i" "$d/w$i" "$d/m$i" && mount -t overlay dshkit-txn -o "lowerdir=$r,upperdir=$d/u$i,workdir=$d/w$i" "$d/m$i" || exit 1',
+  '  i=$((i+1)); done',
 ].join('\n')
 
-// The holder keeps one mount namespace alive for the plugin's life, so a call's tmpfs outlives the call;
-// it ends at EOF on its stdin, so it goes when the process hosting it goes (even by SIGKILL).
+// The holder keeps one mount namespace alive for the plugin's life, so each call's view outlives the call and
+// can be read after it. It ends at EOF on its stdin, so it goes when the process hosting it goes (even by SIGKILL).
 const HOLDER = [
+  'size=$1 inodes=$2; shift 2',
+  `view() { ( ${MOUNT_VIEW}
+  ) >&2; }`,
   'echo ready',
   'while read -r op; do',
+  '  read -r d',
   '  case $op in',
-  '    v) read -r target; read -r upper; read -r lower; mount -t overlay dshkit-view -o "ro,lowerdir=$upper:$lower" "$target" >&2; echo $? ;;',
-  '    u) read -r target; umount -R "$target" >&2; echo $? ;;',
+  '    p) view "$@"; echo $? ;;',
+  '    u) umount -R "$d" >&2; rmdir "$d"; echo $? ;;',
   '    *) echo 2 ;;',
   '  esac',
   'done',
+].join('\n')
+
+// The launch when no view was mounted ahead: mount it here, in the holder's namespace, then exec bubblewrap.
+const WRAPPER = [
+  'd=$1 size=$2 inodes=$3; shift 3',
+  `( ${MOUNT_VIEW}
+) || { echo "dshkit-txn: could not mount the copy-on-write view in $d" >&2; exit 125; }`,
+  'while [ "$1" != -- ]; do shift; done; shift',
+  'exec "$@"',
 ].join('\n')
 
 /** Marks a launch that failed before the command ran: the copy-on-write view could not be made. */
@@ -48,28 +63,34 @@ export const SETUP_FAILURE = 'dshkit-txn: '
 
 /**
  * Copy-on-write views of the writable roots through kernel overlayfs, one per call. bubblewrap 0.8 has no
- * `--overlay`, so the overlay is mounted in a private mount namespace (`unshare -m`) just before bwrap
- * execs; the upper layer lives on a size- and inode-bounded tmpfs held in the holder's namespace.
+ * `--overlay`, so the overlays are mounted in the mount namespace of a holder process and bubblewrap is
+ * started inside that namespace (`nsenter`), binding each merged view at its root's path. The next call's view
+ * is mounted ahead, while nobody waits; the upper layers live on a per-call, size- and inode-bounded tmpfs.
  */
 export class OverlayHost {
   private holder?: ChildProcess
   private readonly base: string
   private readonly answers: ((status: number) => void)[] = []
+  private readonly rootBytes: string[]
   private calls = 0
   private gone?: string
+  private ahead?: CallView
+  private preparing = false
 
   constructor(
     /** The roots overlaid (those not inside another root), real paths. */
     readonly roots: readonly string[],
-    private readonly programs: { nsenter: string; unshare: string; setpriv: string },
+    private readonly programs: { nsenter: string; unshare: string },
     readonly limits: OverlayLimits,
   ) {
     this.base = mkdtempSync(nodePath.join(tmpdir(), 'dshkit-txn-'))
+    this.rootBytes = roots.map(bytesOf)
   }
 
   /** Starts the holder; resolves once its namespace exists. */
   start(): Promise<void> {
-    const holder = spawn(this.programs.unshare, ['-m', '--propagation', 'private', '/bin/sh', '-c', HOLDER], { stdio: ['pipe', 'pipe', 'pipe'] })
+    const args = ['-m', '--propagation', 'private', '/bin/sh', '-c', HOLDER, 'dshkit-view', ...this.sizes(), ...this.roots, '--']
+    const holder = spawn(this.programs.unshare, args, { stdio: ['pipe', 'pipe', 'pipe'] })
     this.holder = holder
     holder.stdin!.on('error', () => {})
     holder.stderr!.resume()
@@ -84,6 +105,7 @@ export class OverlayHost {
           if (!ready && line === 'ready') {
             ready = true
             resolve()
+            this.prepare()
           } else this.answers.shift()?.(Number(line))
         }
       })
@@ -96,43 +118,65 @@ export class OverlayHost {
     })
   }
 
-  /** A fresh view for one call: its mount point exists on the host; the wrapper mounts the tmpfs on it. */
+  /** A fresh view for one call: the one mounted ahead if it is ready, else a new one the launch mounts. */
   open(): CallView {
     if (this.gone || !this.holder?.pid) throw new Error(`the copy-on-write view is unavailable: ${this.gone ?? 'not started'}`)
-    const mountPoint = nodePath.join(this.base, String(++this.calls))
-    mkdirSync(mountPoint, { mode: 0o700 })
-    const seen = `/proc/${this.holder.pid}/root${mountPoint}`
-    return { mountPoint, seen, upper: (i) => `${seen}/u${i}`, merged: (i) => `${seen}/m${i}` }
+    const view = this.ahead ?? this.newView(false)
+    this.ahead = undefined
+    this.prepare()
+    return view
   }
 
-  /** Wraps bubblewrap's launch so it runs on the call's copy-on-write view. */
+  /** The bubblewrap bind source of a root (or a folder inside one) in this view: its merged view. */
+  sourceOf(view: CallView, root: string): string {
+    const i = this.rootBytes.findIndex((top) => root === top || root.startsWith(`${top}/`))
+    return i < 0 ? root : `${view.mountPoint}/m${i}${root.slice(this.rootBytes[i].length)}`
+  }
+
+  /** Runs bubblewrap's launch inside the holder's namespace, mounting the view first when it was not mounted ahead. */
   wrap(view: CallView, launch: ProcessLaunch): ProcessLaunch {
-    const { maxBytes, maxFiles } = this.limits
-    // Room for the layer folders on top of what the command may write.
-    const inodes = maxFiles + 4 * this.roots.length + 16
-    // The parent-death signal is set first and kept through every exec up to bwrap (which sets its own):
-    // if the host dies while the view is being mounted, the launch dies too instead of starting orphaned.
-    const args = ['--pdeathsig', 'KILL', this.programs.nsenter, `--mount=/proc/${this.holder!.pid}/ns/mnt`, '--', '/bin/sh', '-c', WRAPPER]
-    const wrapper = ['sh', view.mountPoint, String(maxBytes), String(inodes), ...this.roots, '--', launch.file, ...launch.args]
-    return { ...launch, file: this.programs.setpriv, args: [...args, ...wrapper] }
+    const enter = [`--mount=/proc/${this.holder!.pid}/ns/mnt`, '--']
+    if (view.mounted) return { ...launch, file: this.programs.nsenter, args: [...enter, launch.file, ...launch.args] }
+    const script = ['/bin/sh', '-c', WRAPPER, 'sh', view.mountPoint, ...this.sizes(), ...this.roots, '--']
+    return { ...launch, file: this.programs.nsenter, args: [...enter, ...script, launch.file, ...launch.args] }
   }
 
-  /** Mounts the read-only merged view of root `i` (the call's layer over the root): what the command left, whiteouts and opaque folders applied by the kernel. */
-  mountMerged(view: CallView, i: number): Promise<boolean> {
-    return this.ask(`v\n${view.mountPoint}/m${i}\n${view.mountPoint}/u${i}\n${this.roots[i]}\n`).then((status) => status === 0)
+  /** Unmounts the call's tmpfs and overlays and removes its mount point; the call's result does not wait for it. */
+  release(view: CallView): Promise<void> {
+    return this.ask(`u\n${view.mountPoint}\n`).then((status) => {
+      if (status !== 0) rmSync(view.mountPoint, { recursive: true, force: true })
+    })
   }
 
-  /** Unmounts the call's tmpfs (and its merged views) and removes its mount point. */
-  async release(view: CallView): Promise<void> {
-    await this.ask(`u\n${view.mountPoint}\n`)
-    rmSync(view.mountPoint, { recursive: true, force: true })
-  }
-
-  /** Ends the holder: its namespace, and every tmpfs still in it, go with it. */
+  /** Ends the holder: its namespace, and every view still in it, go with it. */
   close(): void {
     this.holder?.stdin?.end()
     this.holder?.kill('SIGKILL')
     rmSync(this.base, { recursive: true, force: true })
+  }
+
+  /** Mounts the next call's view while nobody waits for it. */
+  private prepare(): void {
+    if (this.preparing || this.ahead || this.gone) return
+    this.preparing = true
+    const view = this.newView(true)
+    void this.ask(`p\n${view.mountPoint}\n`).then((status) => {
+      this.preparing = false
+      if (status === 0 && !this.gone) this.ahead = view
+      else void this.release(view)
+    })
+  }
+
+  private newView(mounted: boolean): CallView {
+    const mountPoint = nodePath.join(this.base, String(++this.calls))
+    mkdirSync(mountPoint, { mode: 0o700 })
+    const seen = `/proc/${this.holder!.pid}/root${mountPoint}`
+    return { mountPoint, seen, mounted, upper: (i) => `${seen}/u${i}`, merged: (i) => `${seen}/m${i}` }
+  }
+
+  /** The tmpfs size and inode count of a view: the bound, plus room for the layer folders. */
+  private sizes(): string[] {
+    return [String(this.limits.maxBytes), String(this.limits.maxFiles + 4 * this.roots.length + 16)]
   }
 
   private ask(request: string): Promise<number> {

@@ -53,18 +53,18 @@ export class SandboxShell extends ShellService {
     const cwd = nodePath.resolve(this.cwd, spec.cwd ?? '.')
     const resolved = { ...spec, cwd }
     return transactions.spawn(spec, (wrap) =>
-      startProcess({ spec: resolved, cwd, sandboxed: true, defaults: this.defaults, launch: () => wrap(this.launch(resolved)) }),
+      startProcess({ spec: resolved, cwd, sandboxed: true, defaults: this.defaults, launch: () => wrap((source) => this.launch(resolved, source)) }),
     )
   }
 
   /** bwrap with its flags on fd 3; deny globs are expanded now, so files they cover that exist now are hidden. */
-  protected launch(spec: ShellSpec): ShellLaunch {
+  protected launch(spec: ShellSpec, source?: (root: string) => string): ShellLaunch {
     const { bwrapPath, shell } = this.options
-    return { file: bwrapPath, args: launchArgs(shell, spec.command), fd3: nulTerminated(this.flags(spec.cwd)), env: this.options.env }
+    return { file: bwrapPath, args: launchArgs(shell, spec.command), fd3: nulTerminated(this.flags(spec.cwd, source)), env: this.options.env }
   }
 
   /** The confinement flags (byte strings) for a launch in `cwd` (public for tests and tools that show what runs). */
-  flags(cwd?: string): string[] {
+  flags(cwd?: string, source?: (root: string) => string): string[] {
     const { layout, denyScanLimit, absoluteGlobs, deniedBy, covers } = this.options
     const readOnlyRoots = this.options.readOnlyRoots.flatMap((root) => root.paths())
     // In transaction mode a write under a read-only root reaches only the view, and is refused (and named) at commit.
@@ -80,6 +80,7 @@ export class SandboxShell extends ShellService {
     })
     this.options.hid?.(this.hiddenBefore.remember(hidden))
     const where = bytesOf(nodePath.resolve(this.cwd, cwd ?? '.'))
-    return sandboxFlags({ ...layout, readOnlyRoots: mountedReadOnly, hiddenDirs: hidden.dirs, hiddenFiles: hidden.files, cwd: where })
+    const sources = source && layout.roots.map(source)
+    return sandboxFlags({ ...layout, sources, readOnlyRoots: mountedReadOnly, hiddenDirs: hidden.dirs, hiddenFiles: hidden.files, cwd: where })
   }
 }

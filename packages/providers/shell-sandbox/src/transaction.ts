@@ -1,7 +1,7 @@
 import { readdirSync, statfsSync } from 'node:fs'
 import type { ProcessLaunch, ProcessResult, RunningProcess } from '@dshkit/process'
 import type { ShellChanges, ShellProcess, ShellResult, ShellSpec } from '@dshkit/shell'
-import { type JudgeWrite, judgeAndApply } from './apply.js'
+import { type ApplyOptions, type JudgeWrite, judgeAndApply } from './apply.js'
 import { type Change, changeSet } from './change-set.js'
 import { type CallView, OverlayHost, SETUP_FAILURE, outermost, overlayPathProblem } from './overlay.js'
 import { findProgram } from './program.js'
@@ -18,8 +18,11 @@ export class Transactions {
     private readonly judge: JudgeWrite,
   ) {}
 
-  /** `start` launches the command with the launch wrapped onto a fresh view; `done` settles after the commit. */
-  spawn(spec: ShellSpec, start: (wrap: (launch: ProcessLaunch) => ProcessLaunch) => RunningProcess): ShellProcess {
+  /**
+   * `start` launches the command through `wrap`, which builds bubblewrap's launch with each root bound from the
+   * call's view (`source`) and runs it in the view's namespace; `done` settles once the changes are judged and applied.
+   */
+  spawn(spec: ShellSpec, start: (wrap: (build: (source: (root: string) => string) => ProcessLaunch) => ProcessLaunch) => RunningProcess): ShellProcess {
     let view: CallView
     try {
       view = this.overlay.open()
@@ -28,8 +31,13 @@ export class Transactions {
         throw error
       })
     }
-    const inner = start((launch) => this.overlay.wrap(view, launch))
-    const done = inner.done.then((result) => this.commit(view, result, spec.beforeChange))
+    const inner = start((build) =>
+      this.overlay.wrap(
+        view,
+        build((root) => this.overlay.sourceOf(view, root)),
+      ),
+    )
+    const done = inner.done.then((result) => this.commit(view, result, spec.beforeChange, inner.startedAt))
     return {
       pid: inner.pid,
       startedAt: inner.startedAt,
@@ -39,19 +47,20 @@ export class Transactions {
     }
   }
 
-  private async commit(view: CallView, result: ProcessResult, beforeChange: ShellSpec['beforeChange']): Promise<ShellResult> {
+  private async commit(view: CallView, result: ProcessResult, beforeChange: ShellSpec['beforeChange'], since: number): Promise<ShellResult> {
     try {
       if (result.error) return result
       const setup = result.exitCode === 125 ? result.stderr.text.split('\n').find((line) => line.startsWith(SETUP_FAILURE)) : undefined
       if (setup) return { ...result, error: `could not prepare the command: ${setup.slice(SETUP_FAILURE.length)}` }
-      return { ...result, changes: await this.land(view, beforeChange) }
+      return { ...result, changes: await this.land(view, { beforeChange, since }) }
     } finally {
-      await this.overlay.release(view)
+      // Unmounting waits for the kernel (an RCU grace period): the result does not wait for it.
+      void this.overlay.release(view)
     }
   }
 
   /** Reads every root's change set first (so a bound refuses all of them), then judges and applies them. */
-  private async land(view: CallView, beforeChange: ShellSpec['beforeChange']): Promise<ShellChanges> {
+  private async land(view: CallView, options: ApplyOptions): Promise<ShellChanges> {
     const { maxBytes, maxFiles } = this.overlay.limits
     const none = (error: string): ShellChanges => ({ applied: [], refused: [], error: `${error}: none of its changes were applied` })
     try {
@@ -64,14 +73,13 @@ export class Transactions {
       let budget = maxFiles
       for (const [i, root] of this.overlay.roots.entries()) {
         if (!readdirSync(view.upper(i)).length) continue
-        if (!(await this.overlay.mountMerged(view, i))) return none(`the changes under ${root} could not be read (the merged view did not mount)`)
         const changes = changeSet(root, view.upper(i), view.merged(i), budget)
         budget -= changes.length
         sets.push({ root, changes })
       }
       const out: ShellChanges = { applied: [], refused: [] }
       for (const { root, changes } of sets) {
-        const done = await judgeAndApply(root, changes, this.judge, beforeChange)
+        const done = await judgeAndApply(root, changes, this.judge, options)
         out.applied.push(...done.applied)
         out.refused.push(...done.refused)
       }
@@ -102,14 +110,13 @@ export async function startTransactions({
     return { failure: `transaction mode mounts overlayfs in a private mount namespace, which needs root here (running as uid ${process.getuid?.()})${fix}` }
   const nsenter = findProgram('nsenter')
   const unshare = findProgram('unshare')
-  const setpriv = findProgram('setpriv')
-  if (!nsenter || !unshare || !setpriv) return { failure: `transaction mode needs nsenter, unshare and setpriv (util-linux), not all found on PATH${fix}` }
+  if (!nsenter || !unshare) return { failure: `transaction mode needs nsenter and unshare (util-linux), not found on PATH${fix}` }
   const overlaid = outermost(roots)
   for (const root of overlaid) {
     const problem = overlayPathProblem(root)
     if (problem) return { failure: `${problem}${fix}` }
   }
-  const overlay = new OverlayHost(overlaid, { nsenter, unshare, setpriv }, limits)
+  const overlay = new OverlayHost(overlaid, { nsenter, unshare }, limits)
   try {
     await overlay.start()
     const failed = await trial(overlay)
