@@ -65,6 +65,25 @@ test('a sandboxed shell call leaves before-images and write intents with its cal
   expect(files(ws)).toEqual(before)
 })
 
+test("a background job's changes land when it exits, recorded under the call that started it, and rewind restores them", async () => {
+  const { ws, ctx } = await boot()
+  const before = files(ws)
+  const run = async (callId: string, name: string, args: object) => (await ctx.loop.executeToolCalls([{ callId, name, arguments: args }])).results[0]
+  const started = await run('bg', 'shell', { command: 'echo built > out.txt && rm a', background: true })
+  expect(started.isError).toBe(false)
+  const jobId = JSON.stringify(started.content).match(/job (j\d+)/)![1]
+  const waited = await run('w', 'job_output', { job_id: jobId, wait: true })
+  expect(waited.isError).toBe(false)
+  await expect.poll(() => files(ws)).toEqual({ 'd/e': 'deep\n', 'out.txt': 'built\n' })
+  const intents = ctx.session.events().flatMap((event) => (event.type === 'fs/write-intent' ? [event] : []))
+  expect(intents.map((event) => [event.callId, relative(ws, event.path)]).sort()).toEqual([
+    ['bg', 'a'],
+    ['bg', 'out.txt'],
+  ])
+  await ctx.checkpoints.apply(await ctx.checkpoints.plan('bg'))
+  expect(files(ws)).toEqual(before)
+})
+
 const NAMES = ['a', 'b', 'd/e', 'd/f', 'g/h']
 const name = fc.constantFrom(...NAMES)
 const text = fc.string({ unit: fc.constantFrom('x', 'y', 'z', ' ', '\n'), maxLength: 12 })

@@ -12,6 +12,7 @@ import { bytesOf, nulTerminated } from './bytes.js'
 import { Config, type ConfigInput } from './config.js'
 import { denyMatcher } from './deny-matcher.js'
 import { FollowedRoot } from './follow.js'
+import { removeLeftovers } from './leftovers.js'
 import { findBubblewrap } from './probe.js'
 import { findProgram } from './program.js'
 import { SandboxShell } from './service.js'
@@ -120,6 +121,12 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
       return
     }
     ctx.effect(() => () => started.overlay.close(), 'shell-sandbox copy-on-write holder')
+    // A crash mid-apply (kill -9) leaves each file either old or new, and at most one temp file beside it per file: removed here.
+    const leftovers = removeLeftovers(roots, config.denyScanLimit)
+    if (leftovers.length)
+      ctx.logger.warn(
+        `removed ${leftovers.length} temp file(s) an interrupted apply left: ${leftovers.slice(0, 5).join(', ')}${leftovers.length > 5 ? ', …' : ''}`,
+      )
     transactions = started.transactions
   }
   const absoluteGlobs = config.deny.filter((glob) => nodePath.isAbsolute(glob))

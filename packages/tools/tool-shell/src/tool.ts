@@ -55,7 +55,7 @@ export function shellTool(
     timeoutMs: config.maxTimeoutMs + BACKSTOP_MARGIN_MS,
     render: (value: ShellToolValue | BackgroundValue) => (isBackground(value) ? renderBackground(value) : renderShell(value)),
     async execute(args, run): Promise<ShellToolValue | BackgroundValue> {
-      if (args.background) return startBackground(jobs(), args, run)
+      if (args.background) return startBackground(jobs(), args, run, recorder(run.callId))
       const timeoutMs = args.timeoutMs ?? config.defaultTimeoutMs
       const beforeChange = recorder(run.callId)
       const result = await shell().run({ command: args.command, cwd: args.cwd, timeoutMs, signal: run.signal, ...(beforeChange ? { beforeChange } : {}) })
