@@ -94,6 +94,9 @@ export class OverlayHost {
     this.holder = holder
     holder.stdin!.on('error', () => {})
     holder.stderr!.resume()
+    // The holder keeps the host process alive only while an answer is awaited: when the host exits, the holder reads EOF and goes too.
+    holder.unref()
+    for (const stream of [holder.stdin, holder.stderr]) refOf(stream).unref?.()
     return new Promise((resolve, reject) => {
       let ready = false
       let buffer = ''
@@ -104,9 +107,13 @@ export class OverlayHost {
           buffer = buffer.slice(at + 1)
           if (!ready && line === 'ready') {
             ready = true
+            refOf(holder.stdout).unref?.()
             resolve()
             this.prepare()
-          } else this.answers.shift()?.(Number(line))
+          } else {
+            this.answers.shift()?.(Number(line))
+            if (!this.answers.length) refOf(holder.stdout).unref?.()
+          }
         }
       })
       holder.on('error', (error) => reject(error))
@@ -182,11 +189,15 @@ export class OverlayHost {
   private ask(request: string): Promise<number> {
     if (this.gone || !this.holder) return Promise.resolve(1)
     return new Promise((resolve) => {
+      if (!this.answers.length) refOf(this.holder!.stdout).ref?.()
       this.answers.push(resolve)
       this.holder!.stdin!.write(request)
     })
   }
 }
+
+/** A child's pipe as the socket it is (ref/unref), whatever Node's types say. */
+const refOf = (stream: unknown) => (stream ?? {}) as { ref?: () => void; unref?: () => void }
 
 /** Why a root cannot carry an overlay, or undefined: overlayfs options cannot carry these characters. */
 export function overlayPathProblem(path: string): string | undefined {
