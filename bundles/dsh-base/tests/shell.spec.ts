@@ -114,7 +114,13 @@ test('a file the shell hid stays denied to the file tools after a command rename
     await writeFile(join(root, secret), 'RENAME-SECRET')
     const absolute = deny.startsWith('/') ? `${root}${deny.slice(3)}` : deny
     const ctx2 = new Context()
-    await ctx2.plugin(DshBase, { ...base(), 'fs-sandbox': { roots: [root], deny: [absolute] }, 'permission-policy': { default: 'allow' } })
+    // Direct mode: in a transaction (the default) a folder holding a hidden path is copied, never renamed, so the secret stays put.
+    await ctx2.plugin(DshBase, {
+      ...base(),
+      'fs-sandbox': { roots: [root], deny: [absolute] },
+      'shell-sandbox': { changes: 'direct' },
+      'permission-policy': { default: 'allow' },
+    })
     const call = async (name: string, args: object) => (await ctx2.loop.executeToolCalls([{ callId: 'c', name, arguments: args }])).results[0]
     const moved = await call('shell', { command: `${move} && echo moved` })
     expect(text(moved), move).toContain('moved')

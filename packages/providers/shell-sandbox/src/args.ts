@@ -2,6 +2,8 @@
 export interface SandboxLayout {
   /** Writable binds, in order. */
   roots: readonly string[]
+  /** Where each root is bound from (index-aligned; default the root itself): its copy-on-write view in transaction mode. */
+  sources?: readonly string[]
   /** Read-only binds over (or beside) the roots; mounted after them, so they win. */
   readOnlyRoots: readonly string[]
   /** Deny-glob matches found at launch: folders get an empty folder, everything else an empty file. */
@@ -39,7 +41,7 @@ export function sandboxFlags(layout: SandboxLayout): string[] {
     '/run',
   ]
   for (const path of layout.keepFromRun) args.push('--ro-bind', path, path)
-  for (const root of layout.roots) args.push('--bind', root, root)
+  for (const [i, root] of layout.roots.entries()) args.push('--bind', layout.sources?.[i] ?? root, root)
   for (const root of layout.readOnlyRoots) args.push('--ro-bind', root, root)
   for (const dir of layout.hiddenDirs) args.push('--ro-bind', layout.emptyDir, dir)
   for (const file of layout.hiddenFiles) args.push('--ro-bind', layout.emptyFile, file)

@@ -31,6 +31,26 @@ export const Config = strictConfig({
       "When bubblewrap cannot confine commands: 'fail-start' stops the start with the reason; 'refuse-commands' starts with one warning and refuses every command with the reason, so the other tools still work. Never unconfined.",
     ),
   limits,
+  changes: z
+    .enum(['transaction', 'direct'])
+    .default('transaction')
+    .describe(
+      "'transaction': each call runs on a copy-on-write view of the roots and its changes are judged (as fs tools' writes) before they land; 'direct': commands write straight into the roots. Where no copy-on-write view can be had, transaction mode refuses to start (or, with whenUnavailable: refuse-commands, refuses commands).",
+    ),
+  maxChangeBytes: z
+    .number()
+    .int('maxChangeBytes must be a whole number of bytes')
+    .min(65536, 'maxChangeBytes must be at least 65536')
+    .default(1024 ** 3)
+    .describe(
+      'Transaction mode: the most bytes one call may write (a tmpfs of this size holds them); past it the call sees ENOSPC and none of its changes land.',
+    ),
+  maxChangedFiles: z
+    .number()
+    .int('maxChangedFiles must be a whole number')
+    .positive('maxChangedFiles must be positive')
+    .default(100_000)
+    .describe('Transaction mode: the most files and folders one call may create, change or delete; past it none of its changes land.'),
   bwrapPath: z.string().min(1, 'bwrapPath must be a program name or path').default('bwrap').describe('The bubblewrap binary.'),
   denyScanLimit: z
     .number()

@@ -5,14 +5,18 @@ import type { Context } from 'cordis'
 import { Sandbox } from '@dshkit/fs-sandbox'
 import { baseEnvironment, commandDefaults, isDirectory } from '@dshkit/shell-local'
 import { definePlugin } from '@dshkit/tools'
-import { sandboxFlags } from './args.js'
-import { bytesOf } from './bytes.js'
+import { startProcess } from '@dshkit/process'
+import { resolveRealPath } from '@dshkit/fs'
+import { launchArgs, sandboxFlags } from './args.js'
+import { bytesOf, nulTerminated } from './bytes.js'
 import { Config, type ConfigInput } from './config.js'
 import { denyMatcher } from './deny-matcher.js'
 import { FollowedRoot } from './follow.js'
+import { removeLeftovers } from './leftovers.js'
 import { findBubblewrap } from './probe.js'
 import { findProgram } from './program.js'
 import { SandboxShell } from './service.js'
+import { startTransactions, type Transactions } from './transaction.js'
 import { UnavailableShell } from './unavailable.js'
 
 export { SandboxShell, type SandboxShellOptions } from './service.js'
@@ -22,6 +26,8 @@ export { denyMatcher } from './deny-matcher.js'
 export { findHidden, DenyScanLimitError, type HiddenPaths } from './hidden.js'
 export { MAX_HIDDEN_MOUNTS } from './mounts.js'
 export { Config, type ConfigInput } from './config.js'
+export { changeSet, type Change } from './change-set.js'
+export { judgeAndApply, type JudgeWrite } from './apply.js'
 
 export const name = 'shell-sandbox'
 
@@ -88,6 +94,41 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
       )
     }
   }
+  let transactions: Transactions | undefined
+  if (config.changes === 'transaction') {
+    const started = await startTransactions({
+      roots,
+      limits: { maxBytes: config.maxChangeBytes, maxFiles: config.maxChangedFiles },
+      // fs-sandbox's judgement of a write; by the folder's real path, so a symlink is judged as itself, not its target.
+      judge: async (path) => sandbox.judge(path, path, nodePath.join(await resolveRealPath(nodePath.dirname(path)), nodePath.basename(path)), 'write'),
+      trial: (overlay) => {
+        const view = overlay.open()
+        const flags = sandboxFlags({ ...probeLayout, readOnlyRoots: [], sources: layout.roots.map((root) => overlay.sourceOf(view, root)) })
+        const launch = { file: bwrap.path, args: launchArgs(shell, 'true'), fd3: nulTerminated(flags), env: {} }
+        const run = startProcess({ spec: {}, cwd, sandboxed: true, defaults: commandDefaults(config), launch: () => overlay.wrap(view, launch) })
+        return run.done.then(async (result) => {
+          await overlay.release(view)
+          // A failed trial says why on stderr (the view's own setup failure first).
+          if (result.exitCode === 0) return undefined
+          return result.error ?? (result.stderr.text.trim().split('\n').at(-1) || `the trial run exited with code ${result.exitCode}`)
+        })
+      },
+    })
+    if ('failure' in started) {
+      if (config.whenUnavailable === 'fail-start') throw unavailable(started.failure)
+      ctx.logger.warn(`every command will be refused, none runs outside a transaction: ${started.failure}`)
+      new UnavailableShell(ctx, cwd, commandDefaults(config), `the sandboxed shell is unavailable: ${started.failure}`)
+      return
+    }
+    ctx.effect(() => () => started.overlay.close(), 'shell-sandbox copy-on-write holder')
+    // A crash mid-apply (kill -9) leaves each file either old or new, and at most one temp file beside it per file: removed here.
+    const leftovers = removeLeftovers(roots, config.denyScanLimit)
+    if (leftovers.length)
+      ctx.logger.warn(
+        `removed ${leftovers.length} temp file(s) an interrupted apply left: ${leftovers.slice(0, 5).join(', ')}${leftovers.length > 5 ? ', …' : ''}`,
+      )
+    transactions = started.transactions
+  }
   const absoluteGlobs = config.deny.filter((glob) => nodePath.isAbsolute(glob))
   new SandboxShell(ctx, {
     bwrapPath: bwrap.path,
@@ -101,7 +142,12 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
     defaults: commandDefaults(config),
     deniedBy: (path) => sandbox.deniedBy(path),
     covers: denyMatcher(config.deny, [...roots, ...readOnlyRoots]),
-    hid: (identities) => ctx.emit('fs-sandbox/hidden', identities),
+    hid: (identities) => {
+      // Our own judge of changes denies them wherever a command moved them, as fs-sandbox does.
+      sandbox.coverMoved(identities)
+      ctx.emit('fs-sandbox/hidden', identities)
+    },
+    transactions,
   })
 }
 

@@ -1,11 +1,13 @@
 import nodePath from 'node:path'
 import type { Context } from 'cordis'
-import { ShellService, type ShellDefaults, type ShellLaunch, type ShellSpec } from '@dshkit/shell'
+import { startProcess } from '@dshkit/process'
+import { ShellService, type ShellDefaults, type ShellLaunch, type ShellProcess, type ShellSpec } from '@dshkit/shell'
 import { launchArgs, sandboxFlags, type SandboxLayout } from './args.js'
 import { bytesOf, nulTerminated } from './bytes.js'
 import { type FollowedRoot, HiddenObjects } from './follow.js'
 import { findHidden } from './hidden.js'
 import { MAX_HIDDEN_MOUNTS } from './mounts.js'
+import type { Transactions } from './transaction.js'
 
 export interface SandboxShellOptions {
   bwrapPath: string
@@ -24,6 +26,8 @@ export interface SandboxShellOptions {
   covers: (path: string) => boolean
   /** Told the identities each launch hid, so the file tools deny them wherever a command moves them. */
   hid?: (identities: ReadonlySet<string>) => void
+  /** Transaction mode: each call runs on a copy-on-write view and its changes are judged before they land. Absent: direct mode. */
+  transactions?: Transactions
 }
 
 /** `ctx.shell` with every command run inside bubblewrap; the seam does the spawning and killing. */
@@ -42,16 +46,29 @@ export class SandboxShell extends ShellService {
     this.defaults = options.defaults
   }
 
+  /** In transaction mode the launch is wrapped onto a fresh copy-on-write view and `done` settles once its changes are judged and applied. */
+  override spawn(spec: ShellSpec): ShellProcess {
+    const { transactions } = this.options
+    if (!transactions) return super.spawn(spec)
+    const cwd = nodePath.resolve(this.cwd, spec.cwd ?? '.')
+    const resolved = { ...spec, cwd }
+    return transactions.spawn(spec, (wrap) =>
+      startProcess({ spec: resolved, cwd, sandboxed: true, defaults: this.defaults, launch: () => wrap((source) => this.launch(resolved, source)) }),
+    )
+  }
+
   /** bwrap with its flags on fd 3; deny globs are expanded now, so files they cover that exist now are hidden. */
-  protected launch(spec: ShellSpec): ShellLaunch {
+  protected launch(spec: ShellSpec, source?: (root: string) => string): ShellLaunch {
     const { bwrapPath, shell } = this.options
-    return { file: bwrapPath, args: launchArgs(shell, spec.command), fd3: nulTerminated(this.flags(spec.cwd)), env: this.options.env }
+    return { file: bwrapPath, args: launchArgs(shell, spec.command), fd3: nulTerminated(this.flags(spec.cwd, source)), env: this.options.env }
   }
 
   /** The confinement flags (byte strings) for a launch in `cwd` (public for tests and tools that show what runs). */
-  flags(cwd?: string): string[] {
+  flags(cwd?: string, source?: (root: string) => string): string[] {
     const { layout, denyScanLimit, absoluteGlobs, deniedBy, covers } = this.options
     const readOnlyRoots = this.options.readOnlyRoots.flatMap((root) => root.paths())
+    // In transaction mode a write under a read-only root reaches only the view, and is refused (and named) at commit.
+    const mountedReadOnly = this.options.transactions ? [] : readOnlyRoots
     const hidden = findHidden({
       bases: [...layout.roots, ...readOnlyRoots],
       absoluteGlobs,
@@ -63,6 +80,7 @@ export class SandboxShell extends ShellService {
     })
     this.options.hid?.(this.hiddenBefore.remember(hidden))
     const where = bytesOf(nodePath.resolve(this.cwd, cwd ?? '.'))
-    return sandboxFlags({ ...layout, readOnlyRoots, hiddenDirs: hidden.dirs, hiddenFiles: hidden.files, cwd: where })
+    const sources = source && layout.roots.map(source)
+    return sandboxFlags({ ...layout, sources, readOnlyRoots: mountedReadOnly, hiddenDirs: hidden.dirs, hiddenFiles: hidden.files, cwd: where })
   }
 }

@@ -43,7 +43,8 @@ test('a deny-glob file is hidden whatever bytes its name, or a folder on its pat
 
 test('renaming a folder above a hidden file to a name that is not UTF-8 does not unhide it at the next call (property, seed printed)', async () => {
   const { root } = await makeTree()
-  const { shell } = await bootSandbox(root)
+  // Direct mode: in a transaction a folder holding a hidden path is copied, not renamed (see transaction.spec.ts).
+  const { shell } = await bootSandbox(root, { changes: 'direct' })
   const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
   console.info(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)
   let run = 0

@@ -49,7 +49,7 @@ test.each([
   const { result, ticks, beside, left } = await hostile(line, { limits: { memoryBytes: GiB } })
   expect(result).toMatchObject({ limit: 'memory', sandboxed: true })
   expect(ticks).toBeGreaterThan(5)
-  expect(beside.exitCode).toBe(0)
+  expect(beside.exitCode, beside.stderr.text).toBe(0)
   expect(left).toEqual([])
 })
 

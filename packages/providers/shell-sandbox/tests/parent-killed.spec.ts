@@ -23,6 +23,15 @@ function hostProcessesWith(token: string): number[] {
     .map(Number)
 }
 
+function parentOf(pid: number): number | undefined {
+  try {
+    // The fields after the command name (which may hold spaces) start at the last ')'.
+    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(')').at(-1)!.trim().split(' ')[1])
+  } catch {
+    return undefined
+  }
+}
+
 test('when the process hosting the shell is SIGKILLed, the sandboxed command dies with it', async () => {
   const { root } = await makeTree()
   const token = `dshkit-orphan-${process.pid}-${Date.now()}`
@@ -44,8 +53,15 @@ test('when the process hosting the shell is SIGKILLed, the sandboxed command die
   onCleanup(() => {
     host.kill('SIGKILL')
   })
-  await eventually(() => existsSync(join(root, 'started')) || (stderr ? Promise.reject(new Error(stderr)) : false), { timeoutMs: 30_000 }) // a loaded machine starts node slowly
+  // In transaction mode `started` lands only when the command ends: its process running is the sign.
+  await eventually(() => hostProcessesWith(token).some((pid) => pid !== host.pid) || (stderr ? Promise.reject(new Error(stderr)) : false), {
+    timeoutMs: 30_000,
+  }) // a loaded machine starts node slowly
   expect(hostProcessesWith(token).length).toBeGreaterThan(0)
+  const holders = hostProcessesWith('dshkit-view').filter((pid) => parentOf(pid) === host.pid)
+  expect(holders).toHaveLength(1)
   host.kill('SIGKILL')
   await eventually(() => expect(hostProcessesWith(token)).toEqual([]), { timeoutMs: 5000 })
+  // The copy-on-write holder (and so every tmpfs in its namespace) goes too: it ends at EOF on its stdin.
+  await eventually(() => expect(holders.filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]), { timeoutMs: 5000 })
 }, 60_000)

@@ -25,13 +25,58 @@ export interface ShellSpec extends ProcessSpec {
   command: string
   /** Absolute working directory; default the provider's `cwd`. */
   cwd?: string
+  /**
+   * A provider that runs commands as transactions awaits this before each file's content change lands
+   * (after it was judged allowed): keep a before-image, record the change. Throwing refuses that change.
+   */
+  beforeChange?: (change: ShellFileChange) => Promise<void>
+}
+
+/** A change to one file's content a command is about to land, in tool-fs's terms (see `FsChange`). */
+export interface ShellFileChange {
+  /** Absolute host path (its folder's real path, then its name). */
+  path: string
+  /** sha256 (hex) of the content before, `absent`, or `unknown` when it could not be read (`reason` says why). */
+  before: string
+  /** The content before, exactly the bytes `before` hashes; left out when absent or unknown. */
+  bytes?: Uint8Array
+  reason?: string
+  /** sha256 (hex) of the content after, or `absent` when the command deleted the file. */
+  after: string
 }
 
 // The seam runs each command as one @dshkit/process tree: its names for the same shapes.
 export type ShellStream = ProcessStream
-export type ShellResult = ProcessResult
 export type ShellDefaults = ProcessDefaults
-export type ShellProcess = RunningProcess
+
+/** What kind of change a command made to one path (a provider that runs commands as transactions reports them). */
+export type ShellChangeKind = 'created' | 'modified' | 'deleted' | 'mode' | 'symlink' | 'folder'
+
+/** One change to one host path: absolute `path`, and what was done to it. */
+export interface ShellChange {
+  path: string
+  change: ShellChangeKind
+}
+
+/** The changes a command made, judged before they landed (shell-sandbox's transaction mode). */
+export interface ShellChanges {
+  /** Landed in the workspace. */
+  applied: ShellChange[]
+  /** Not applied, each with the rule that refused it. */
+  refused: (ShellChange & { reason: string })[]
+  /** Set when the whole change set was refused (too many files or bytes, or it could not be read); nothing landed. */
+  error?: string
+}
+
+export interface ShellResult extends ProcessResult {
+  /** Present when the provider ran the command against a copy-on-write view: what landed and what was refused. */
+  changes?: ShellChanges
+}
+
+export interface ShellProcess extends RunningProcess {
+  readonly done: Promise<ShellResult>
+  kill(reason?: string): Promise<ShellResult>
+}
 /** How a provider starts a command: the program and its argv (for example bash -c, or bwrap … bash -c). */
 export type ShellLaunch = ProcessLaunch
 

@@ -161,13 +161,15 @@ async function planFile(plan: RewindPlan, path: string, records: ChangeRecord[],
   else plan.restore.push(change)
 }
 
-/** Shell calls, unknown tools and jobs that ran within the range: their changes to files are not recorded. */
+/** Shell calls that recorded no change, unknown tools and jobs that ran within the range: their changes to files are not recorded. */
 function notTracked(events: readonly SessionEvent[], start: number) {
   const out: { id: string; what: string }[] = []
   const started = new Map<string, { index: number; command: string }>()
   const settled = new Map<string, number>()
+  // A shell run as a transaction (shell-sandbox) records each file it changes: its call is tracked.
+  const recorded = new Set(events.flatMap((event) => (event.type === 'fs/write-intent' ? [event.callId] : [])))
   events.forEach((event, i) => {
-    if (event.type === 'tool/call' && i >= start && !TRACKED.has(event.name)) {
+    if (event.type === 'tool/call' && i >= start && !TRACKED.has(event.name) && !(event.name === 'shell' && recorded.has(event.callId))) {
       out.push({
         id: event.callId,
         what:

@@ -1,4 +1,4 @@
-import type { ShellProcess, ShellResult } from '@dshkit/shell'
+import type { ShellProcess, ShellResult, ShellSpec } from '@dshkit/shell'
 import { droppedMarker, OutputBuffer } from './output.js'
 import { describeStatus, isSettled, type JobStatus, type SettledStatus } from './status.js'
 
@@ -15,6 +15,8 @@ export interface JobSpec {
   timeoutMs?: number
   /** Who started it, shown in notices and the log (`shell` for the shell tool); default `api`. */
   origin?: string
+  /** Passed to the shell: a transactional shell awaits it before each file change of the job lands (tool-shell records them). */
+  beforeChange?: ShellSpec['beforeChange']
 }
 
 /** A job as callers see it: a frozen snapshot. */

@@ -83,11 +83,13 @@ export class JobsService extends Service {
         graceMs: this.config.graceMs,
         maxOutputBytes: 0, // the job keeps its own bounded output
         limits: this.config.limits,
+        ...(spec.beforeChange ? { beforeChange: spec.beforeChange } : {}),
       })
     } catch (error) {
       startError = (error as Error)?.message ?? String(error)
     }
-    const job = new Job(id, owner, { ...spec, origin }, proc, shell.sandboxed, this.config.maxOutputChars, startError)
+    const { beforeChange: _recorder, ...kept } = spec
+    const job = new Job(id, owner, { ...kept, origin }, proc, shell.sandboxed, this.config.maxOutputChars, startError)
     this.jobs.set(id, job)
     const recorded = this.record({
       type: 'job/started',

@@ -2,6 +2,7 @@ import type { Context } from 'cordis'
 import type { JobOwner, JobsService } from '@dshkit/jobs'
 import type { ContentBlock, ToolRunContext } from '@dshkit/tools'
 import { escapeControls } from '@dshkit/common'
+import type { ShellSpec } from '@dshkit/shell'
 
 /** What `shell { background: true }` returns: the job it started, at once. */
 export interface BackgroundValue {
@@ -36,6 +37,7 @@ export async function startBackground(
   jobs: JobOwner | undefined,
   args: { command: string; cwd?: string; timeoutMs?: number },
   run: ToolRunContext,
+  beforeChange?: ShellSpec['beforeChange'],
 ): Promise<BackgroundValue> {
   if (!jobs)
     throw Object.assign(
@@ -43,7 +45,8 @@ export async function startBackground(
       { retryable: false },
     )
   if (run.signal.aborted) throw run.signal.reason
-  const job = await jobs.start({ command: args.command, cwd: args.cwd, timeoutMs: args.timeoutMs, origin: 'shell' })
+  // The job's file changes are recorded under the id of the call that started it.
+  const job = await jobs.start({ command: args.command, cwd: args.cwd, timeoutMs: args.timeoutMs, origin: 'shell', ...(beforeChange ? { beforeChange } : {}) })
   return { background: true, jobId: job.id, command: job.command, status: job.statusText }
 }
 

@@ -1,4 +1,5 @@
 import { escapeControls } from '@dshkit/common'
+import type { ShellChanges } from '@dshkit/shell'
 import type { ContentBlock } from '@dshkit/tools'
 
 /** What the `shell` tool returns: the command's outcome, output kept raw. */
@@ -16,7 +17,12 @@ export interface ShellToolValue {
   sandboxed: boolean
   /** `limit reached: processes (…)` when the command hit a resource limit. */
   limit?: string
+  /** When the shell ran the command as a transaction: the changes that landed and those refused (with why). */
+  changes?: ShellChanges
 }
+
+// Enough to see what happened; the full lists stay in the value.
+const SHOWN_APPLIED = 20
 
 /** One text block: the outcome first, then each stream under its name; control characters made visible. */
 export function renderShell(value: ShellToolValue): ContentBlock[] {
@@ -29,7 +35,25 @@ export function renderShell(value: ShellToolValue): ContentBlock[] {
     parts.push(`${stream}${note}:\n${readableOutput(text)}`)
   }
   if (parts.length === 1) parts.push('(no output)')
+  if (value.changes) parts.push(...changeLines(value.changes))
   return [{ type: 'text', text: parts.join('\n') }]
+}
+
+/** The change set in words: refusals in full (the model must know what did not land), landed changes up to a few. */
+function changeLines(changes: ShellChanges): string[] {
+  if (changes.error) return [`changes: none landed: ${changes.error}`]
+  const lines: string[] = []
+  const { applied, refused } = changes
+  if (applied.length) {
+    const shown = applied.slice(0, SHOWN_APPLIED).map((change) => `${change.change} ${escapeControls(change.path)}`)
+    const more = applied.length > SHOWN_APPLIED ? `, and ${applied.length - SHOWN_APPLIED} more` : ''
+    lines.push(`changes landed (${applied.length}): ${shown.join(', ')}${more}`)
+  }
+  if (refused.length) {
+    lines.push(`changes refused (${refused.length}), not applied — the workspace keeps what was there:`)
+    for (const change of refused) lines.push(`- ${change.change} ${escapeControls(change.path)}: ${escapeControls(change.reason)}`)
+  }
+  return lines
 }
 
 function outcome(value: ShellToolValue): string {

@@ -1,5 +1,5 @@
 import type { JobOwner } from '@dshkit/jobs'
-import type { ShellService } from '@dshkit/shell'
+import type { ShellService, ShellSpec } from '@dshkit/shell'
 import { DEFAULT_LIMITS, limitMessage } from '@dshkit/process'
 import { defineTool, joinText } from '@dshkit/tools'
 import { z } from 'zod'
@@ -10,7 +10,15 @@ import { isBackground, renderBackground, startBackground, type BackgroundValue }
 // Past the command's own deadline the seam still needs the kill grace; timeout-policy's deadline is only a backstop.
 const BACKSTOP_MARGIN_MS = 30_000
 
-export function shellTool(shell: () => ShellService, config: Config, jobs: () => JobOwner | undefined = () => undefined) {
+/** For a call id, what records each file change a transactional shell lands (undefined: nothing records). */
+export type ChangeRecorder = (callId: string) => ShellSpec['beforeChange'] | undefined
+
+export function shellTool(
+  shell: () => ShellService,
+  config: Config,
+  jobs: () => JobOwner | undefined = () => undefined,
+  recorder: ChangeRecorder = () => undefined,
+) {
   return defineTool({
     name: 'shell',
     description:
@@ -50,9 +58,10 @@ export function shellTool(shell: () => ShellService, config: Config, jobs: () =>
     timeoutMs: config.maxTimeoutMs + BACKSTOP_MARGIN_MS,
     render: (value: ShellToolValue | BackgroundValue) => (isBackground(value) ? renderBackground(value) : renderShell(value)),
     async execute(args, run): Promise<ShellToolValue | BackgroundValue> {
-      if (args.background) return startBackground(jobs(), args, run)
+      if (args.background) return startBackground(jobs(), args, run, recorder(run.callId))
       const timeoutMs = args.timeoutMs ?? config.defaultTimeoutMs
-      const result = await shell().run({ command: args.command, cwd: args.cwd, timeoutMs, signal: run.signal })
+      const beforeChange = recorder(run.callId)
+      const result = await shell().run({ command: args.command, cwd: args.cwd, timeoutMs, signal: run.signal, ...(beforeChange ? { beforeChange } : {}) })
       // Cancelled from outside (the caller, timeout-policy): the pipeline reports that, not a half result.
       if (run.signal.aborted) throw run.signal.reason
       if (result.error) throw Object.assign(new Error(result.error), { retryable: false })
@@ -66,6 +75,7 @@ export function shellTool(shell: () => ShellService, config: Config, jobs: () =>
         timeoutMs,
         timedOut: result.timedOut,
         sandboxed: result.sandboxed,
+        ...(result.changes ? { changes: result.changes } : {}),
         ...(result.limit ? { limit: limitMessage(result.limit, shell().defaults.limits ?? DEFAULT_LIMITS) } : {}),
       }
       // The model reads the same text either way; only whether the call failed changes.
