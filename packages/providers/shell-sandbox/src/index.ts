@@ -5,7 +5,7 @@ import type { Context } from 'cordis'
 import { Sandbox } from '@dshkit/fs-sandbox'
 import { baseEnvironment, commandDefaults, isDirectory } from '@dshkit/shell-local'
 import { definePlugin } from '@dshkit/tools'
-import { startProcess } from '@dshkit/process'
+import { DEFAULT_LIMITS, type ResourceLimits, startProcess } from '@dshkit/process'
 import { resolveRealPath } from '@dshkit/fs'
 import { launchArgs, sandboxFlags } from './args.js'
 import { bytesOf, nulTerminated } from './bytes.js'
@@ -18,6 +18,8 @@ import { findProgram } from './program.js'
 import { SandboxShell } from './service.js'
 import { startTransactions, type Transactions } from './transaction.js'
 import { UnavailableShell } from './unavailable.js'
+
+const NO_LIMITS = Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((name) => [name, false])) as unknown as ResourceLimits
 
 export { SandboxShell, type SandboxShellOptions } from './service.js'
 export { UnavailableShell } from './unavailable.js'
@@ -105,7 +107,9 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
         const view = overlay.open()
         const flags = sandboxFlags({ ...probeLayout, readOnlyRoots: [], sources: layout.roots.map((root) => overlay.sourceOf(view, root)) })
         const launch = { file: bwrap.path, args: launchArgs(shell, 'true'), fd3: nulTerminated(flags), env: {} }
-        const run = startProcess({ spec: {}, cwd, sandboxed: true, defaults: commandDefaults(config), launch: () => overlay.wrap(view, launch) })
+        // The trial tests the view, not the limits: a limit the system cannot grant is each command's own result.
+        const defaults = { ...commandDefaults(config), limits: NO_LIMITS }
+        const run = startProcess({ spec: {}, cwd, sandboxed: true, defaults, launch: () => overlay.wrap(view, launch) })
         return run.done.then(async (result) => {
           await overlay.release(view)
           // A failed trial says why on stderr (the view's own setup failure first).
