@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import type { ResourceLimits } from '@dshkit/process'
 import { mapToolCall, unmapToolInput, type ToolDialect, type ToolNameMapping } from './mapping.js'
 import { mergeVerdicts, toleratedError, type MergedVerdict, type OnError } from './merge.js'
@@ -152,6 +153,8 @@ export function createHookBridge(options: HookBridgeOptions) {
   const sourceOf = (command: string) => `${source}: ${command}`
   // Disposing the bridge stops every hook it started, async ones included: nothing outlives the plugin.
   const lifetime = new AbortController()
+  // Async hooks of many calls may run at once, each listening on it.
+  setMaxListeners(0, lifetime.signal)
   if (dialect === 'codex') {
     // Codex has no such events; hooks configured for them would otherwise never run without a word.
     for (const event of ['PostToolUseFailure', 'PermissionDenied'] as const) {
@@ -178,6 +181,8 @@ export function createHookBridge(options: HookBridgeOptions) {
       ...extra,
     }
     const signal = AbortSignal.any([call.signal, lifetime.signal])
+    // Each hook of the event listens on it; two dozen hooks are a normal setup, not a leak.
+    setMaxListeners(selected.length + 10, signal)
     const run = {
       payload,
       cwd: projectDir,
@@ -197,7 +202,10 @@ export function createHookBridge(options: HookBridgeOptions) {
         .filter((hook) => !hook.async)
         .map(async (hook) => {
           const label = handlerLabel(hook)
-          const verdict = interpretHookOutput(label, parseHookOutput(await runHandler(hook, run)), event, { askSupported })
+          const verdict = interpretHookOutput(label, parseHookOutput(await runHandler(hook, run)), event, {
+            askSupported,
+            updatedInputNeedsAllow: dialect === 'codex',
+          })
           handlerOf.set(verdict, handlerKey(hook))
           hookOf.set(verdict, hook)
           return verdict
@@ -291,7 +299,7 @@ export function createHookBridge(options: HookBridgeOptions) {
     const { input, command } = merged.updatedInput!
     let args: HookJson
     try {
-      args = toJson(unmapToolInput(input, call.arguments, toolNames.get(call.name)))
+      args = toJson(unmapToolInput(input, call.arguments, toolNames.get(call.name), call.name))
     } catch (error) {
       return {
         kind: 'deny',
@@ -327,7 +335,7 @@ export function createHookBridge(options: HookBridgeOptions) {
   /** PostToolUse: blocks and failures never undo the call; Claude Code keeps the output, Codex shows the feedback instead. */
   async function postToolUse(call: HookCall, inner: HookCallResult): Promise<PostAnswer | undefined> {
     const mapping = toolNames.get(call.name)
-    const response = toolResponse(dialect, mapping, { args: call.arguments, value: inner.value, content: inner.content }, projectDir)
+    const response = toolResponse(dialect, mapping, { args: call.arguments, value: inner.value, content: inner.content, tool: call.name }, projectDir)
     const verdicts = await runEvent('PostToolUse', call, { tool_response: response as HookJson })
     if (!verdicts.length) return
     record(call.token, 'PostToolUse', verdicts)

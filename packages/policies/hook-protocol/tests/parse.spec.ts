@@ -72,6 +72,25 @@ describe('interpretHookOutput', () => {
     expect(verdict).toMatchObject({ decision: 'allow', context: 'for the model', systemMessage: 'for the user', updatedInput: { file_path: '/elsewhere' } })
   })
 
+  test.each([['ask'], ['defer'], [undefined]])(
+    'updatedInput with permissionDecision %s: Claude Code applies it, Codex counts the answer as a failed hook',
+    async (permission) => {
+      const answer = json({ hookSpecificOutput: { permissionDecision: permission, updatedInput: { command: 'echo rewritten' } } })
+      expect(await verdictOf(answer)).toMatchObject({ updatedInput: { command: 'echo rewritten' } })
+      const codexVerdict = await verdictOf(answer, 'PreToolUse', { ...codex, updatedInputNeedsAllow: true })
+      expect(codexVerdict).toMatchObject({ decision: 'error', reason: expect.stringContaining('only valid with permissionDecision "allow"') })
+      expect(codexVerdict.updatedInput).toBeUndefined()
+    },
+  )
+
+  test('updatedInput with allow is a rewrite for Codex too', async () => {
+    const answer = json({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: { command: 'echo rewritten' } } })
+    expect(await verdictOf(answer, 'PreToolUse', { ...codex, updatedInputNeedsAllow: true })).toMatchObject({
+      decision: 'allow',
+      updatedInput: { command: 'echo rewritten' },
+    })
+  })
+
   test('PostToolUse decision block blocks; PreToolUse fields are not read there', async () => {
     expect(await verdictOf(json({ decision: 'block', reason: 'lint failed' }), 'PostToolUse')).toMatchObject({ decision: 'block', reason: 'lint failed' })
     expect(await verdictOf(json({ hookSpecificOutput: { permissionDecision: 'deny' } }), 'PostToolUse')).toMatchObject({ decision: 'none' })
