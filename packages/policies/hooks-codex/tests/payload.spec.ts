@@ -75,7 +75,7 @@ describe('what Codex hook answers do', () => {
     expect(result.meta).toMatchObject({ effectiveArguments: { command: 'pwd', cwd: 'sub' } })
   })
 
-  test('updatedInput for apply_patch cannot be applied to our file tools: the call is denied, saying why', async () => {
+  test('an apply_patch updatedInput that changes no file cannot be applied: the call is denied, saying why', async () => {
     const rewrite = py(
       'answer.py',
       JSON.stringify({
@@ -84,7 +84,7 @@ describe('what Codex hook answers do', () => {
     )
     const p = await project({ PreToolUse: [on('^apply_patch$', rewrite)] })
     const result = await p.call('fs_write', { path: 'a.txt', content: 'x' })
-    expect(result).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining('updatedInput for apply_patch cannot be applied') } })
+    expect(result).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining('updatedInput for apply_patch cannot be applied: the patch must change exactly one file here') } })
   })
 
   test('PostToolUse decision block replaces the output with the feedback (the command ran)', async () => {
