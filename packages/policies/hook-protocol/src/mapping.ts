@@ -96,12 +96,7 @@ export function mapToolCall(name: string, args: unknown, mapping: ToolNameMappin
  * arguments it was not shown (Codex's Bash sees only `command`) are kept. An apply_patch rewrite (our fs_write /
  * fs_edit, `tool`) is read back from the patch text. Throws when it cannot be mapped.
  */
-export function unmapToolInput(
-  updated: Record<string, unknown>,
-  args: unknown,
-  mapping: ToolNameMapping | undefined,
-  tool = '',
-): Record<string, unknown> {
+export function unmapToolInput(updated: Record<string, unknown>, args: unknown, mapping: ToolNameMapping | undefined, tool = ''): Record<string, unknown> {
   if (nestedDeeperThan(updated, MAX_INPUT_DEPTH)) throw new Error(`updatedInput is nested more than ${MAX_INPUT_DEPTH} levels deep`)
   if (!mapping) return { ...updated }
   const ours = typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {}

@@ -192,7 +192,9 @@ function readPreToolUse(
     if (!isObject(specific.updatedInput)) throw new TypeError('hookSpecificOutput.updatedInput must be an object (the whole new tool_input)')
     if (options.updatedInputNeedsAllow && permission !== 'allow') {
       const got = permission === undefined ? 'no permissionDecision' : `permissionDecision ${JSON.stringify(permission)}`
-      throw new TypeError(`hookSpecificOutput.updatedInput is only valid with permissionDecision "allow" (got ${got}); Codex counts such an answer as a failed hook`)
+      throw new TypeError(
+        `hookSpecificOutput.updatedInput is only valid with permissionDecision "allow" (got ${got}); Codex counts such an answer as a failed hook`,
+      )
     }
     // A denial runs nothing, so there is nothing to rewrite.
     if (permission !== 'deny') verdict.updatedInput = specific.updatedInput

@@ -45,7 +45,10 @@ export function loadHookSources(sources: readonly HookSourceFile[], label: strin
     const identity = realFile(source.file)
     if (seen.has(identity)) continue
     seen.add(identity)
-    loaded.push({ source, settings: loadHookSettings(source.file, label, { dialect, placeholders: source.placeholders, env: source.env, format: source.format }) })
+    loaded.push({
+      source,
+      settings: loadHookSettings(source.file, label, { dialect, placeholders: source.placeholders, env: source.env, format: source.format }),
+    })
   }
   const merged = emptyHookSettings(loaded[0]?.source.file ?? sources[0]?.file ?? '(no settings file)', dialect)
   merged.files = loaded.map(({ source }) => source.file)

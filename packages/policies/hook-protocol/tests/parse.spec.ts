@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'vitest'
-import { interpretHookOutput, mergeVerdicts, parseHookOutput, runHook, type HookVerdict } from '../src/index.js'
+import { interpretHookOutput, mergeVerdicts, parseHookOutput, runHook, type HookVerdict, type InterpretOptions } from '../src/index.js'
 
 const claude = { askSupported: true }
 const codex = { askSupported: false }
 
 /** Runs `command` for real and reads its answer for `event`. */
-async function verdictOf(command: string, event: 'PreToolUse' | 'PostToolUse' = 'PreToolUse', options = claude) {
+async function verdictOf(command: string, event: 'PreToolUse' | 'PostToolUse' = 'PreToolUse', options: InterpretOptions = claude) {
   const result = await runHook({ command, payload: {}, timeoutMs: 5000 })
   return interpretHookOutput(command, parseHookOutput(result), event, options)
 }

@@ -133,7 +133,10 @@ describe('PostToolUse', () => {
 test('the payload carries the Codex fields; no CLAUDE_PROJECT_DIR', async () => {
   const projectDir = await tempDir('hooks-codex-')
   const record = `node ${script('record.mjs', projectDir)}`
-  const { run } = await codex({ PreToolUse: [handlers('*', record)], PostToolUse: [handlers('*', record)] }, { projectDir, sessionId: 'thread-7', turnId: 'turn-2' })
+  const { run } = await codex(
+    { PreToolUse: [handlers('*', record)], PostToolUse: [handlers('*', record)] },
+    { projectDir, sessionId: 'thread-7', turnId: 'turn-2' },
+  )
   await run('echo hi')
   const pre = JSON.parse(await readFile(join(projectDir, 'PreToolUse.json'), 'utf8'))
   expect(pre).toEqual({

@@ -79,7 +79,9 @@ describe('inline [hooks] tables in config.toml are read like hooks.json', () => 
     await expect(plug()).rejects.toThrow(/cannot read the hook settings file .*\.codex\/config\.toml .*EISDIR/)
     await expect(plug(false)).rejects.toThrow(/cannot read the Codex hooks file .*\.codex\/config\.toml: EISDIR/)
     const wrong = '[[hooks.PreToolUse]]\nmatcher = 3\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "true"\n'
-    await expect(project({ configPath: 'wrong.toml' }, { 'wrong.toml': wrong })).rejects.toThrow(/wrong\.toml is not usable: hooks\.PreToolUse\[0\]\.matcher must be a string/)
+    await expect(project({ configPath: 'wrong.toml' }, { 'wrong.toml': wrong })).rejects.toThrow(
+      /wrong\.toml is not usable: hooks\.PreToolUse\[0\]\.matcher must be a string/,
+    )
   })
 })
 
@@ -92,17 +94,20 @@ describe('updatedInput, as Codex applies it', () => {
       }),
     )
 
-  test.each([['ask'], ['defer'], [undefined]])('with permissionDecision %s it is not applied: denied by default, ignored with onError allow', async (decision) => {
-    const hooks = { PreToolUse: [{ matcher: '^Bash$', hooks: [{ type: 'command', command: rewrite(decision), timeout: 20 }] }] }
-    const files = { '.codex/hooks.json': JSON.stringify({ hooks }) }
-    const closed = await project({ sources: { project: true } }, files)
-    expect(await closed.call('shell', { command: 'echo original' })).toMatchObject({
-      error: { code: 'DENIED', message: expect.stringContaining('only valid with permissionDecision "allow"') },
-    })
-    // Codex counts the answer as a failed hook and runs the call as the model sent it.
-    const open = await project({ sources: { project: true }, onError: 'allow' }, files)
-    expect(await open.call('shell', { command: 'echo original' })).toMatchObject({ isError: false, value: { stdout: 'original\n' } })
-  })
+  test.each([['ask'], ['defer'], [undefined]])(
+    'with permissionDecision %s it is not applied: denied by default, ignored with onError allow',
+    async (decision) => {
+      const hooks = { PreToolUse: [{ matcher: '^Bash$', hooks: [{ type: 'command', command: rewrite(decision), timeout: 20 }] }] }
+      const files = { '.codex/hooks.json': JSON.stringify({ hooks }) }
+      const closed = await project({ sources: { project: true } }, files)
+      expect(await closed.call('shell', { command: 'echo original' })).toMatchObject({
+        error: { code: 'DENIED', message: expect.stringContaining('only valid with permissionDecision "allow"') },
+      })
+      // Codex counts the answer as a failed hook and runs the call as the model sent it.
+      const open = await project({ sources: { project: true }, onError: 'allow' }, files)
+      expect(await open.call('shell', { command: 'echo original' })).toMatchObject({ isError: false, value: { stdout: 'original\n' } })
+    },
+  )
 
   test('an apply_patch rewrite is applied: fs_write writes the new Add File, fs_edit makes the new replacement', async () => {
     const hooks = { PreToolUse: [{ matcher: '^apply_patch$', hooks: [{ type: 'command', command: py('rewrite_patch.py', 'draft', 'final'), timeout: 20 }] }] }

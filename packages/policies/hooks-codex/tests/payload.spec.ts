@@ -84,7 +84,12 @@ describe('what Codex hook answers do', () => {
     )
     const p = await project({ PreToolUse: [on('^apply_patch$', rewrite)] })
     const result = await p.call('fs_write', { path: 'a.txt', content: 'x' })
-    expect(result).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining('updatedInput for apply_patch cannot be applied: the patch must change exactly one file here') } })
+    expect(result).toMatchObject({
+      error: {
+        code: 'DENIED',
+        message: expect.stringContaining('updatedInput for apply_patch cannot be applied: the patch must change exactly one file here'),
+      },
+    })
   })
 
   test('PostToolUse decision block replaces the output with the feedback (the command ran)', async () => {
