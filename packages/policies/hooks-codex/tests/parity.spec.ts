@@ -85,6 +85,12 @@ describe('inline [hooks] tables in config.toml are read like hooks.json', () => 
   })
 })
 
+test('no hook file at all is said as such, listing every file looked for (not as a file without hooks)', async () => {
+  const p = await project({ sources: { user: true, project: true } })
+  const looked = [join(codexHome(), 'hooks.json'), join(codexHome(), 'config.toml'), join(p.dir, '.codex/hooks.json'), join(p.dir, '.codex/config.toml')]
+  expect(p.logs.warnings()).toContain(`none of the Codex hooks files exists (looked for ${looked.join(', ')}); no hook will run`)
+})
+
 describe('updatedInput, as Codex applies it', () => {
   const rewrite = (decision?: string) =>
     py(
