@@ -39,7 +39,7 @@ export function patchArguments(tool: string, patch: unknown): Record<string, unk
     throw new Error('the patch must start with "*** Begin Patch" and end with "*** End Patch"')
   }
   const body = lines.slice(1, -1)
-  const headers = body.filter((line) => line.startsWith('*** ') && line !== '*** End of File')
+  const headers = body.filter((line) => line.startsWith('*** ') && line !== '*** End of File' && !line.startsWith('*** Move to:'))
   if (headers.length !== 1) throw new Error(`the patch must change exactly one file here (one ${tool} call); it has ${headers.length} file sections`)
   const [header] = headers
   if (body[0] !== header) throw new Error(`the patch has text before its file section: ${JSON.stringify(body[0])}`)
@@ -59,9 +59,9 @@ function addedContent(lines: string[]): string {
 }
 
 function hunk(lines: string[]): { old: string; new: string } {
+  if (lines.some((line) => line.startsWith('*** Move to:'))) throw new Error('the patch moves the file; fs_edit cannot rename')
   const body = lines[0]?.startsWith('@@') ? lines.slice(1) : lines
   if (body.some((line) => line.startsWith('@@'))) throw new Error('the patch has several hunks; one fs_edit call replaces one piece of text')
-  if (body.some((line) => line.startsWith('*** Move to:'))) throw new Error('the patch moves the file; fs_edit cannot rename')
   const old: string[] = []
   const replacement: string[] = []
   for (const line of body) {
