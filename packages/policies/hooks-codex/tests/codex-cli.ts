@@ -20,11 +20,14 @@ export async function installCodex(): Promise<string> {
  */
 export async function fakeModel(command: () => string) {
   let n = 0
+  // What Codex sent back as the call's output (the function_call_output items), for comparing what the model saw.
+  const outputs: unknown[] = []
   const server = createServer(async (req, res) => {
     let body = ''
     for await (const chunk of req) body += chunk
     if (req.method !== 'POST' || !req.url?.endsWith('/responses')) return void res.writeHead(404).end()
     const answered = body.includes('"function_call_output"')
+    if (answered) for (const item of JSON.parse(body).input ?? []) if (item?.type === 'function_call_output') outputs.push(item.output)
     const id = `resp_${++n}`
     res.writeHead(200, { 'content-type': 'text/event-stream' })
     const send = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
@@ -39,7 +42,7 @@ export async function fakeModel(command: () => string) {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
-  return { baseUrl: `http://127.0.0.1:${port}/v1`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+  return { baseUrl: `http://127.0.0.1:${port}/v1`, outputs, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
 }
 
 /** The provider part of a CODEX_HOME config.toml pointing at the fake model (an unknown model name: no apply_patch tool). */

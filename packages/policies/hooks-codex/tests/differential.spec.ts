@@ -36,7 +36,7 @@ async function both(hooks: string, command: string, config: Partial<ConfigInput>
     const booted = await boot({ plugins: [[ShellLocal, { cwd: dshkitDir }], ToolShell] })
     await booted.plug(HooksCodex, { projectDir: dshkitDir, sources: { user: true }, ...config })
     const result = await booted.call('shell', { command })
-    return { events, codexDir, dshkitDir, result }
+    return { events, codexDir, dshkitDir, result, modelSaw: model.outputs }
   } finally {
     await model.close()
   }
@@ -92,6 +92,14 @@ describe('against the real Codex CLI', () => {
         expect(lines(dshkitSaw.payload.tool_response)).toEqual(lines(codexSaw.payload.tool_response))
       }
     }
+  })
+
+  test("a PostToolUse block replaces the output with the hook's reason in both (what the model is sent)", { timeout: 180_000 }, async () => {
+    const block = `cat > /dev/null; echo '${JSON.stringify({ decision: 'block', reason: 'the output held a token; it was withheld' })}'`
+    const run = await both(tomlHook('PostToolUse', block), 'echo TOKEN=abc')
+    if (process.env.DSHKIT_SHOW_CODEX_PAYLOAD) console.log(JSON.stringify(run.modelSaw))
+    expect(run.modelSaw).toEqual(['the output held a token; it was withheld'])
+    expect(run.result).toMatchObject({ isError: false, content: [{ type: 'text', text: run.modelSaw[0] }] })
   })
 
   const rewrite = (decision: string) =>
