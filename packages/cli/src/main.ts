@@ -8,6 +8,7 @@ import { log } from './commands/log.js'
 import { rewind } from './commands/rewind.js'
 import { replay } from './commands/replay.js'
 import { listGrants, revokeGrant } from './commands/grants.js'
+import { approvalsServe } from './commands/approvals.js'
 import { acceptHooks } from './commands/hooks.js'
 import { mcpServe } from './commands/mcp.js'
 import { run } from './commands/run.js'
@@ -39,6 +40,9 @@ export async function main(argv: string[]): Promise<number> {
         force: { type: 'boolean', default: false },
         file: { type: 'string' },
         approve: { type: 'string' },
+        db: { type: 'string' },
+        workspace: { type: 'string' },
+        port: { type: 'string' },
         trace: { type: 'boolean', default: false },
         version: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -101,6 +105,14 @@ export async function main(argv: string[]): Promise<number> {
         if (!rest.length) return await listGrants(where)
         if (rest[0] !== 'revoke' || rest.length !== 2) throw new UsageError('grants takes no argument (list) or `revoke ID`')
         return await revokeGrant(rest[1], where)
+      }
+      case 'approvals': {
+        if (rest[0] !== 'serve' || rest.length > 1) throw new UsageError('approvals takes one subcommand: serve')
+        if (!values.db) throw new UsageError("approvals serve needs --db 'postgres://USER@HOST/DB[?schema=NAME]': the team's database")
+        const port = values.port === undefined ? undefined : Number(values.port)
+        if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535 && values.port!.trim() !== ''))
+          throw new UsageError(`--port takes a port number 0-65535 (0 = any free port), got ${JSON.stringify(values.port)}`)
+        return await approvalsServe({ db: values.db, workspace: values.workspace, port })
       }
       case 'hooks':
         if (values.file && values.root) throw new UsageError('hooks takes --file or --root, not both')

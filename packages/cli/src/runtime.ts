@@ -1,7 +1,7 @@
 import { format } from 'node:util'
 import { Context } from 'cordis'
 import { bootEntries, readConfigFile } from '@dshkit/dsh-base'
-import type {} from '@dshkit/agent-loop'
+import type { LifecycleEvent, LifecycleOutcome } from '@dshkit/agent-loop'
 import { visible } from './terminal.js'
 import { isPostgresLocation } from './commands/log-postgres.js'
 import { plugPostgresSession } from './postgres-session.js'
@@ -148,4 +148,15 @@ export function unknownTool(ctx: Context, name: string): string | undefined {
 export async function shutdown(ctx: Context) {
   const fibers = [...ctx.registry.values()].flatMap((runtime) => [...runtime.fibers]).filter((fiber) => fiber.parent.fiber === ctx.fiber)
   for (const fiber of fibers.reverse()) await fiber.dispose()
+}
+
+/** Fires a session moment; a hook bridge that fails is said on stderr, never the end of the run. */
+export async function lifecycle(ctx: Context, event: LifecycleEvent): Promise<LifecycleOutcome | undefined> {
+  try {
+    return await ctx.loop.lifecycle(event)
+  } catch (error) {
+    const errors = error instanceof AggregateError ? error.errors : [error]
+    for (const e of errors) process.stderr.write(`dshkit: ${event.name} hooks failed: ${visible(String((e as Error)?.message ?? e))}\n`)
+    return undefined
+  }
 }

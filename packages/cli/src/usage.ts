@@ -6,6 +6,7 @@ Usage:
   dshkit log SESSION.jsonl|postgres://…#SESSION_ID [--json]
   dshkit grants [revoke ID] [--file FILE | --root DIR] [--json]
   dshkit hooks accept [--file FILE | --root DIR] [--json]
+  dshkit approvals serve --db postgres://… [--workspace NAME] [--port PORT]
   dshkit rewind SESSION.jsonl --to CALL_ID [--apply] [--force] [--root DIR] [--json]
   dshkit explain CALLS.jsonl [--config cordis.yml] [--root DIR] [--json]
   dshkit replay SESSION.jsonl|postgres://…#SESSION_ID --config other.yml [--root DIR] [--json]
@@ -19,6 +20,17 @@ Exit codes: 0 every call ran and was recorded (tool errors are results), 1 bad i
 or a call not run or not recorded, 2 usage, 3 (replay) a call that ran would now be denied, 130 interrupted.`
 
 export const COMMAND_HELP: Record<string, string> = {
+  approvals: `dshkit approvals serve --db 'postgres://USER@HOST/DB[?schema=NAME]' [--workspace NAME] [--port PORT]
+
+Serves the approval page (@dshkit/approval-web) on the team's asks and grants in PostgreSQL
+(@dshkit/approval-postgres): every worker's pending asks of the workspace show up live, an answer
+here reaches the worker that asked (the first answer anywhere wins), and grants can be revoked.
+It runs no tools itself. Its URL, with the token it needs, is printed on stderr; stop with Ctrl-C.
+
+  --db URL          the database the workers' approval-postgres uses (?schema= as theirs)
+  --workspace NAME  the workspace whose asks and grants to serve (default: the current directory,
+                    approval-postgres's default)
+  --port PORT       the page's port on 127.0.0.1 (default: any free port)`,
   grants: `dshkit grants [--file FILE | --root DIR] [--json]
        dshkit grants revoke ID [--file FILE | --root DIR] [--json]
 

@@ -267,3 +267,17 @@ async function eventuallyExited(pid: number): Promise<boolean> {
   }
   return false
 }
+
+test('`dshkit mcp serve` fires SessionStart before serving and SessionEnd when the client goes', async () => {
+  const project = await tempDir('dshkit-mcp-hooks-')
+  const on = (command: string) => [{ hooks: [{ type: 'command', command }] }]
+  const hooks = { SessionStart: on('cat > "$CLAUDE_PROJECT_DIR/started.json"; echo branch main'), SessionEnd: on('cat > "$CLAUDE_PROJECT_DIR/ended.json"') }
+  await writeFile(join(project, 'settings.json'), JSON.stringify({ hooks }))
+  const config = `${CONFIG}  - name: '@dshkit/hooks-claude-code'\n    config:\n      configPath: ${JSON.stringify(join(project, 'settings.json'))}\n      projectDir: ${JSON.stringify(project)}\n`
+  const { client, pid, stderr } = await serve({ config })
+  expect(JSON.parse(await readFile(join(project, 'started.json'), 'utf8'))).toMatchObject({ hook_event_name: 'SessionStart', source: 'startup' })
+  expect(stderr()).toMatch(/context from hooks-claude-code: .*: branch main/)
+  await client.close()
+  expect(await eventuallyExited(pid)).toBe(true)
+  expect(JSON.parse(await readFile(join(project, 'ended.json'), 'utf8'))).toMatchObject({ hook_event_name: 'SessionEnd', reason: 'other' })
+})

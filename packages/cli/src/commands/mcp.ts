@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream'
 import McpServer, { guardStdout, type McpServerService } from '@dshkit/mcp-server'
-import { bootRuntime, shutdown, type BootOptions } from '../runtime.js'
+import { bootRuntime, lifecycle, shutdown, type BootOptions } from '../runtime.js'
+import { joinText } from '@dshkit/tools'
 import { visible } from '../terminal.js'
 import { shownLog } from '../postgres-session.js'
 
@@ -36,6 +37,13 @@ async function serve(options: McpServeOptions, protocol: Writable | undefined): 
       )
       return 1
     }
+    // SessionStart hooks run before the first client can call; their context has no way to a client, so it is shown here.
+    const started = await lifecycle(ctx, { name: 'SessionStart', source: 'startup' })
+    for (const context of started?.contexts ?? []) say(`context from ${context.source}: ${joinText(context.content)}`)
+    if (started?.stop) {
+      say(`not serving: ${started.stop.by} stopped the session (${started.stop.reason})`)
+      return 3
+    }
     if (!ctx.get('mcpServer')) await ctx.plugin(McpServer, {})
     const server = ctx.get('mcpServer') as McpServerService | undefined
     if (!server) throw new Error('@dshkit/mcp-server did not start; see the lines above')
@@ -60,6 +68,7 @@ async function serve(options: McpServeOptions, protocol: Writable | undefined): 
     }
     return 0
   } finally {
+    await lifecycle(ctx, { name: 'SessionEnd', reason: 'other' })
     await shutdown(ctx)
   }
 }

@@ -1,11 +1,11 @@
 import { performance } from 'node:perf_hooks'
 import type { Context } from 'cordis'
-import type { ToolExecutionResult, ToolStop } from '@dshkit/tools'
+import type { ContextMessage, ToolExecutionResult, ToolStop } from '@dshkit/tools'
 import { MemorySessionStore } from '@dshkit/session'
 import { JsonlSessionStore } from '@dshkit/session-store-jsonl'
 import { hasReference, readCalls, resolveReferences, type CallLine } from '../calls.js'
 import { json, outcomeLines, type Outcome } from '../report.js'
-import { bootRuntime, shutdown, unknownTool, type BootOptions } from '../runtime.js'
+import { bootRuntime, lifecycle, shutdown, unknownTool, type BootOptions } from '../runtime.js'
 import { visible } from '../terminal.js'
 import { shownLog } from '../postgres-session.js'
 
@@ -41,10 +41,22 @@ export async function run(options: RunOptions): Promise<number> {
   pauseProgressWhileAsking(ctx, progress)
   const values = new Map<string, unknown>()
   const unrecorded: string[] = []
-  let stop: ToolStop | undefined
   let reached = 0
+  const printContexts = (contexts: readonly ContextMessage[]) => {
+    for (const context of contexts) {
+      if (options.json) out(JSON.stringify({ type: 'context', ...context }))
+      else
+        out(
+          `  + context from ${visible(context.source)}:\n${context.content.map((b: any) => `    ${b.type === 'text' ? visible(b.text, { multiline: true }) : '[image]'}`).join('\n')}`,
+        )
+    }
+  }
+  // Hooks of the session's own moments run as under Claude Code: SessionStart first, SessionEnd last.
+  const started = await lifecycle(ctx, { name: 'SessionStart', source: 'startup' })
+  printContexts(started?.contexts ?? [])
+  let stop: ToolStop | undefined = started?.stop
   try {
-    for (const segment of segments(calls)) {
+    for (const segment of stop ? [] : segments(calls)) {
       reached += segment.length
       const ready: CallLine[] = []
       for (const call of segment) {
@@ -84,13 +96,7 @@ export async function run(options: RunOptions): Promise<number> {
           inputError(call.line, lost)
         }
       }
-      for (const context of batch.contexts) {
-        if (options.json) out(JSON.stringify({ type: 'context', ...context }))
-        else
-          out(
-            `  + context from ${visible(context.source)}:\n${context.content.map((b: any) => `    ${b.type === 'text' ? visible(b.text, { multiline: true }) : '[image]'}`).join('\n')}`,
-          )
-      }
+      printContexts(batch.contexts)
       // A hook's `continue: false` ends the session, as under Claude Code: no later line runs.
       if (batch.stop) {
         stop = batch.stop
@@ -101,6 +107,7 @@ export async function run(options: RunOptions): Promise<number> {
     progress.clear()
     progress.stop()
     process.off('SIGINT', onSigint)
+    await lifecycle(ctx, { name: 'SessionEnd', reason: 'other' })
     await shutdown(ctx)
   }
   const interrupted = controller.signal.aborted

@@ -5,6 +5,7 @@ import { AgentLoop } from './loop.js'
 
 export { AgentLoop, type BatchOutcome, type ExecuteToolCallsOptions } from './loop.js'
 export { Config, type ConfigInput } from './config.js'
+export type { LifecycleAnswer, LifecycleEvent, LifecycleOutcome } from './lifecycle.js'
 export { FrameworkApprovals } from './framework-approvals.js'
 export { DshkitToolError, frameworkSchemas, modelContent, requireLoop } from './frameworks.js'
 export { StepBatcher, type BatchedResult, type RunBatch, type SubmitOptions } from './step-batcher.js'

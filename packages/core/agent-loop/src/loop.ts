@@ -1,6 +1,7 @@
 import { type Context, Service, type Logger } from 'cordis'
 import { toolFailure, type ContextMessage, type PreparedCall, type ToolExecutionResult, type ToolRuntime, type ToolStop } from '@dshkit/tools'
 import { deepFreeze, errorMessage } from '@dshkit/common'
+import { checkLifecycleEvent, mergeAnswers, type LifecycleAnswer, type LifecycleEvent, type LifecycleOutcome } from './lifecycle.js'
 import type { SessionService } from '@dshkit/session'
 import type { Config } from './config.js'
 import { checkOptions, isConcurrencySafe, loggedArguments, planCalls, type PlannedCall, type ToolCall } from './plan.js'
@@ -66,6 +67,7 @@ export class AgentLoop extends Service {
     // batch would go through it (~15 µs each); bound once to the service itself, they are plain reads.
     // Nothing on this path reads `this.ctx`, so the caller's context is not needed.
     this.executeToolCalls = this.executeToolCalls.bind(this)
+    this.lifecycle = this.lifecycle.bind(this)
   }
 
   /**
@@ -93,6 +95,17 @@ export class AgentLoop extends Service {
     const { results, contexts, stop } = batch
     const concludesTurn = results.some((r) => !r.isError && r.concludesTurn === true) && results.every((r) => !r.isError)
     return stop ? { results, contexts, concludesTurn: false, stop } : { results, contexts, concludesTurn }
+  }
+
+  /**
+   * Fires a harness moment (SessionStart, UserPromptSubmit, Stop…) to every `loop/lifecycle` listener (hook bridges
+   * run their hooks) and merges what they answered: the harness acts on `block`, `contexts` and `stop`.
+   */
+  async lifecycle(event: LifecycleEvent): Promise<LifecycleOutcome> {
+    checkLifecycleEvent(event)
+    const answers: LifecycleAnswer[] = []
+    await this.ctx.parallel('loop/lifecycle', deepFreeze({ ...event }), (answer) => void answers.push(answer))
+    return mergeAnswers(answers)
   }
 
   private async runGroup(batch: Batch, start: number, end: number) {

@@ -4,7 +4,8 @@ import type { Context, Hook } from 'cordis'
 export const TOOL_EVENTS = ['tools/pre-execute', 'tools/execute', 'tools/post-execute', 'tools/result'] as const
 export type ToolEvent = (typeof TOOL_EVENTS)[number]
 
-export type ListenerLists = Record<ToolEvent, Hook[]>
+/** The lists, and how often any of them changed: runtimes keep their scoped copies until it moves. */
+export type ListenerLists = Record<ToolEvent, Hook[]> & { changes: number }
 
 const isToolEvent = (name: unknown): name is ToolEvent => (TOOL_EVENTS as readonly unknown[]).includes(name)
 
@@ -21,7 +22,7 @@ export function listenerLists(ctx: Context): ListenerLists {
   const root = ctx.root
   let lists = perRoot.get(root)
   if (lists) return lists
-  const own: ListenerLists = (lists = { 'tools/pre-execute': [], 'tools/execute': [], 'tools/post-execute': [], 'tools/result': [] })
+  const own: ListenerLists = (lists = { 'tools/pre-execute': [], 'tools/execute': [], 'tools/post-execute': [], 'tools/result': [], changes: 0 })
   perRoot.set(root, own)
   root.on(
     'internal/listener',
@@ -33,10 +34,8 @@ export function listenerLists(ctx: Context): ListenerLists {
       return this.fiber.effect(
         () => {
           list[opts.prepend ? 'unshift' : 'push'](hook)
-          return () => {
-            const index = list.indexOf(hook)
-            if (index >= 0) list.splice(index, 1)
-          }
+          own.changes++
+          return () => remove(own, list, hook)
         },
         `ctx.on(${JSON.stringify(name)})`,
       )
@@ -52,10 +51,8 @@ export function listenerLists(ctx: Context): ListenerLists {
       hook.ctx.fiber.effect(
         () => {
           list.push(hook)
-          return () => {
-            const index = list.indexOf(hook)
-            if (index >= 0) list.splice(index, 1)
-          }
+          own.changes++
+          return () => remove(own, list, hook)
         },
         `ctx.on(${JSON.stringify(name)})`,
       )
@@ -64,4 +61,11 @@ export function listenerLists(ctx: Context): ListenerLists {
     }
   }
   return lists
+}
+
+function remove(lists: ListenerLists, list: Hook[], hook: Hook) {
+  const index = list.indexOf(hook)
+  if (index < 0) return
+  list.splice(index, 1)
+  lists.changes++
 }

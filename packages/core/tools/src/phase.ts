@@ -23,6 +23,10 @@ export interface PipelineState {
   hooks: ListenerLists
   /** cordis's scoping rule for this runtime: whether a listener belongs to the same `tools` scope (see `ctx.isolate`). */
   inScope(hook: Hook): boolean
+  /** This runtime's listeners per event, filtered by `inScope` once per change of the lists (`null`: none). */
+  scoped: { changes: number; lists: Partial<Record<ToolEvent, Hook[] | null>> }
+  /** Where each waterfall reports misuse, made once. */
+  reports: Partial<Record<ToolEvent, { event: string; warn(message: string): void }>>
   approval(): ApprovalService | undefined
   logger: Logger
   /** `meta.trace` on every result (config `trace`); off, no call allocates or measures anything for it. */
@@ -31,18 +35,28 @@ export interface PipelineState {
 
 /** The listeners of `event` that cordis would dispatch to for this runtime, in order; undefined when none. */
 export function listeners(state: PipelineState, event: ToolEvent): Hook[] | undefined {
-  const hooks = state.hooks[event]
-  if (!hooks?.length) return
-  const scoped = hooks.filter(state.inScope)
-  return scoped.length ? scoped : undefined
+  const { scoped, hooks } = state
+  if (scoped.changes !== hooks.changes) {
+    scoped.changes = hooks.changes
+    scoped.lists = {}
+  }
+  let list = scoped.lists[event]
+  if (list === undefined) {
+    // A new array each time the lists change: a call already running keeps the listeners it started with.
+    const filtered = hooks[event].filter(state.inScope)
+    scoped.lists[event] = list = filtered.length ? filtered : null
+  }
+  return list ?? undefined
 }
 
 export function listenerNames(state: PipelineState, event: ToolEvent): string[] {
   return (listeners(state, event) ?? []).map(hookSource)
 }
 
-export function reportTo(state: PipelineState, event: string) {
-  return { event, warn: (message: string) => state.logger.warn('%s', message) }
+export function reportTo(state: PipelineState, event: ToolEvent) {
+  let report = state.reports[event]
+  if (!report) state.reports[event] = report = { event, warn: (message: string) => state.logger.warn('%s', message) }
+  return report
 }
 
 export function abortedBeforeDispatch(exec: ToolExecution) {

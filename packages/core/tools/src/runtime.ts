@@ -91,6 +91,8 @@ export class ToolRuntime extends Service {
       bounders: new Set(),
       hooks: listenerLists(ctx),
       inScope,
+      scoped: { changes: -1, lists: {} },
+      reports: {},
       approval: () => ctx.get('approval'),
       logger: ctx.logger('tools'),
       trace: config.trace,

@@ -68,3 +68,26 @@ test('a listener registered before the tools service started still judges calls,
   expect(await ctx.tools.execute(call())).toMatchObject({ isError: false })
   expect(ctx.tools.listeners('tools/pre-execute')).toEqual([])
 })
+
+test('each runtime keeps its scoped lists until a listener comes or goes: a late plugin judges the next call, a waterfall under way keeps its listeners', async () => {
+  const { ctx } = await setup()
+  await plug(ctx, 'tools-owner', (ctx) => void ctx.tools.register(echo))
+  expect(await ctx.tools.execute(call())).toMatchObject({ isError: false })
+  const late = await plug(ctx, 'late', (ctx) => void ctx.on('tools/pre-execute', deny('late says no')))
+  expect(await ctx.tools.execute(call())).toMatchObject({ error: { code: 'DENIED', source: 'late' } })
+  await late.dispose()
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  const seen: string[] = []
+  await plug(ctx, 'slow', (ctx) => void ctx.on('tools/pre-execute', async (_e, next) => (await gate, next())))
+  const inner = await plug(ctx, 'inner', (ctx) => void ctx.on('tools/pre-execute', (_e, next) => (seen.push('inner'), next())))
+  const running = ctx.tools.execute(call())
+  await new Promise((resolve) => setImmediate(resolve))
+  await inner.dispose()
+  release()
+  // The pre-execute waterfall took its listeners when it started: `inner` still judges this call.
+  expect(await running).toMatchObject({ isError: false })
+  expect(seen).toEqual(['inner'])
+  expect(await ctx.tools.execute(call())).toMatchObject({ isError: false })
+  expect(seen).toEqual(['inner'])
+})

@@ -2,14 +2,20 @@
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue }
 
 export class NotJsonError extends TypeError {
-  constructor(readonly path: string, what: string) {
+  constructor(
+    readonly path: string,
+    what: string,
+  ) {
     super(`${path || 'value'} is ${what}, which is not JSON`)
   }
 }
 
 /** A `__proto__` key: refused because JavaScript cannot hold it as plain data everywhere. */
 export class ForbiddenKeyError extends TypeError {
-  constructor(readonly key: string, readonly path: string) {
+  constructor(
+    readonly key: string,
+    readonly path: string,
+  ) {
     super(`key ${JSON.stringify(key)} at ${path || 'the top level'} is not allowed`)
   }
 }
@@ -22,51 +28,71 @@ export class ForbiddenKeyError extends TypeError {
  * `root` names the value in NotJsonError messages (e.g. `arguments`); ForbiddenKeyError names the key path below it.
  */
 export function snapshotJson(value: unknown, root = ''): JsonValue {
-  return copyJson(value, root, '', new Set())
+  return copyJson(value, { root, keys: [], open: [] })
 }
 
-function copyJson(value: unknown, path: string, keys: string, seen: Set<object>): JsonValue {
+/** Where the walk is: the keys down to the current value and the objects open on that path (for cycles). */
+interface Walk {
+  root: string
+  keys: (string | number)[]
+  open: object[]
+}
+
+/** The current path, built only for an error message: `root.a[0].b` (`withRoot`), or `a[0].b`. */
+function pathOf(walk: Walk, withRoot: boolean): string {
+  let path = withRoot ? walk.root : ''
+  for (const key of walk.keys) path = typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key
+  return path
+}
+
+function copyJson(value: unknown, walk: Walk): JsonValue {
   switch (typeof value) {
     case 'string':
     case 'boolean':
       return value
     case 'number':
-      if (!Number.isFinite(value)) throw new NotJsonError(path, String(value))
+      if (!Number.isFinite(value)) throw new NotJsonError(pathOf(walk, true), String(value))
       return value
     case 'object': {
       if (value === null) return null
-      if (seen.has(value)) throw new NotJsonError(path, 'a cycle')
-      seen.add(value)
-      try {
-        if (Array.isArray(value)) {
-          const copy = new Array<JsonValue>(value.length)
-          for (let i = 0; i < value.length; i++) {
-            if (value[i] === undefined) throw new NotJsonError(`${path}[${i}]`, 'undefined')
-            copy[i] = copyJson(value[i], `${path}[${i}]`, `${keys}[${i}]`, seen)
-          }
-          return Object.freeze(copy) as JsonValue[]
-        }
-        const proto = Object.getPrototypeOf(value)
-        if (proto !== Object.prototype && proto !== null) {
-          throw new NotJsonError(path, `a ${protoName(proto)} object`)
-        }
-        const copy: Record<string, JsonValue> = Object.create(null)
-        // Own keys only: an inherited key is not something the caller sent.
-        for (const key of Object.keys(value)) {
-          if (key === '__proto__') throw new ForbiddenKeyError(key, keys)
-          const item = (value as Record<string, unknown>)[key]
-          if (item === undefined) continue
-          // A plain assignment: with no prototype there is no setter to hit, and `__proto__` is refused above.
-          copy[key] = copyJson(item, path ? `${path}.${key}` : key, keys ? `${keys}.${key}` : key, seen)
-        }
-        return Object.freeze(copy)
-      } finally {
-        seen.delete(value)
-      }
+      // The objects open on the path are few (its depth): a scan is cheaper than a Set per call.
+      if (walk.open.includes(value)) throw new NotJsonError(pathOf(walk, true), 'a cycle')
+      walk.open.push(value)
+      const copy = Array.isArray(value) ? copyArray(value, walk) : copyObject(value, walk)
+      walk.open.pop()
+      return copy
     }
     default:
-      throw new NotJsonError(path, `a ${typeof value}`)
+      throw new NotJsonError(pathOf(walk, true), `a ${typeof value}`)
   }
+}
+
+function copyArray(value: unknown[], walk: Walk): JsonValue[] {
+  const copy = new Array<JsonValue>(value.length)
+  for (let i = 0; i < value.length; i++) {
+    walk.keys.push(i)
+    if (value[i] === undefined) throw new NotJsonError(pathOf(walk, true), 'undefined')
+    copy[i] = copyJson(value[i], walk)
+    walk.keys.pop()
+  }
+  return Object.freeze(copy) as JsonValue[]
+}
+
+function copyObject(value: object, walk: Walk): Record<string, JsonValue> {
+  const proto = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) throw new NotJsonError(pathOf(walk, true), `a ${protoName(proto)} object`)
+  const copy: Record<string, JsonValue> = Object.create(null)
+  // Own keys only: an inherited key is not something the caller sent.
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__') throw new ForbiddenKeyError(key, pathOf(walk, false))
+    const item = (value as Record<string, unknown>)[key]
+    if (item === undefined) continue
+    walk.keys.push(key)
+    // A plain assignment: with no prototype there is no setter to hit, and `__proto__` is refused above.
+    copy[key] = copyJson(item, walk)
+    walk.keys.pop()
+  }
+  return Object.freeze(copy)
 }
 
 function protoName(proto: object): string {

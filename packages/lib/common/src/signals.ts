@@ -20,8 +20,14 @@ export function fuseSignals(a: AbortSignal, b: AbortSignal): FusedSignal {
     controller.abort(a.aborted ? a.reason : b.reason)
     return { signal: controller.signal, release: noop }
   }
-  const onA = () => { release(); controller.abort(a.reason) }
-  const onB = () => { release(); controller.abort(b.reason) }
+  const onA = () => {
+    release()
+    controller.abort(a.reason)
+  }
+  const onB = () => {
+    release()
+    controller.abort(b.reason)
+  }
   const release = () => {
     a.removeEventListener('abort', onA)
     b.removeEventListener('abort', onB)

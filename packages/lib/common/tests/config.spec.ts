@@ -19,8 +19,7 @@ test('an unknown key is an issue at its own path with the closest valid key', ()
 })
 
 test('nested objects refuse unknown keys too, and a far-off key lists the valid ones', () => {
-  expect(issuesOf({ rules: [{ tool: 'x', decision: 'deny', denny: 'x' }] }))
-    .toEqual(['rules.0.denny: unknown key; valid keys: tool, decision'])
+  expect(issuesOf({ rules: [{ tool: 'x', decision: 'deny', denny: 'x' }] })).toEqual(['rules.0.denny: unknown key; valid keys: tool, decision'])
 })
 
 test('unknown keys are reported alongside the other issues, each once', () => {

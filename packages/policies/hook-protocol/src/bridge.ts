@@ -4,6 +4,9 @@ import { mapToolCall, unmapToolInput, type ToolDialect, type ToolNameMapping } f
 import { mergeVerdicts, toleratedError, type MergedVerdict, type OnError } from './merge.js'
 import { interpretHookOutput, parseHookOutput, type HookEvent, type HookVerdict } from './parse.js'
 import { handlerKey, handlerLabel, runHandler, selectHooks, startAsyncHandler } from './handlers.js'
+import { OriginalFiles } from './originals.js'
+import { Rewakes } from './rewake.js'
+import { fireSessionEvent, type SessionAnswer, type SessionEventInput } from './lifecycle.js'
 import { bashFailure, toolResponse } from './responses.js'
 import type { HookCommand, HookSettings } from './settings.js'
 
@@ -26,6 +29,8 @@ export interface HookCallResult {
   readonly content: unknown
   readonly meta?: Readonly<Record<string, unknown>>
 }
+
+type Timing = { duration_ms: number }
 
 export type HookJson = null | boolean | number | string | HookJson[] | { [key: string]: HookJson }
 
@@ -128,6 +133,8 @@ export function createHookBridge(options: HookBridgeOptions) {
   // The post-event hooks that ran for a call (trace detail on the post-execute answer).
   const ran = new WeakMap<symbol, { hooks: HookJson[] }>()
   const rewrites = new WeakMap<symbol, OwnRewrite>()
+  const originals = new OriginalFiles()
+  const rewakes = new Rewakes()
   // Which handler gave a verdict (labels can repeat across plugins; keys do not).
   const handlerOf = new WeakMap<HookVerdict, string>()
   // Which hook gave a verdict, and the matcher of the group each hook sits in: what the trace shows.
@@ -183,20 +190,10 @@ export function createHookBridge(options: HookBridgeOptions) {
     const signal = AbortSignal.any([call.signal, lifetime.signal])
     // Each hook of the event listens on it; two dozen hooks are a normal setup, not a leak.
     setMaxListeners(selected.length + 10, signal)
-    const run = {
-      payload,
-      cwd: projectDir,
-      env,
-      signal,
-      lifetime: lifetime.signal,
-      defaultTimeoutMs: options.defaultTimeoutMs,
-      graceMs: options.graceMs,
-      maxOutputBytes: options.maxOutputBytes,
-      limits: options.limits,
-      logger,
-    }
+    const run = runOptions(payload, signal)
     // async handlers run in the background: they never block or change the call (and never in a dry run).
-    if (!call.dryRun) for (const hook of selected) if (hook.async) void startAsyncHandler(hook, event, run)
+    if (!call.dryRun)
+      for (const hook of selected) if (hook.async) void startAsyncHandler(hook, event, run).then((result) => rewakes.offer(hook, result, logger))
     return Promise.all(
       selected
         .filter((hook) => !hook.async)
@@ -211,6 +208,18 @@ export function createHookBridge(options: HookBridgeOptions) {
           return verdict
         }),
     )
+  }
+
+  /** How every hook process of this bridge runs; `signal` cancels it (the call's, else the bridge's lifetime). */
+  function runOptions(payload: Record<string, unknown>, signal: AbortSignal = lifetime.signal) {
+    const { defaultTimeoutMs, graceMs, maxOutputBytes, limits } = options
+    return { payload, cwd: projectDir, env, signal, lifetime: lifetime.signal, defaultTimeoutMs, graceMs, maxOutputBytes, limits, logger }
+  }
+
+  /** A harness moment (SessionStart, Stop…): its hooks run, and the answer says what they asked for. */
+  function lifecycle(event: SessionEventInput): Promise<SessionAnswer> {
+    const payloadBase = () => ({ ...options.payloadBase, ...(options.permissionMode && { permission_mode: options.permissionMode() }) })
+    return fireSessionEvent({ settings, sourceOf, payloadBase, runOptions, failClosed: onError !== 'allow', logger }, event)
   }
 
   function note(token: symbol): Notes {
@@ -315,28 +324,35 @@ export function createHookBridge(options: HookBridgeOptions) {
 
   /** A composing post-execute listener: it answers with a decision about the result `next()` resolved to. */
   async function postExecute<R extends HookCallResult>(call: HookCall, _result: R, next: () => Promise<R>): Promise<R | PostAnswer> {
+    const started = performance.now()
     const inner = await next()
+    const original = originals.take(call.callId)
+    // Claude Code's `duration_ms` on Post* payloads: the call's time as this bridge sees it (the inner listeners').
+    const durationMs = () => ({ duration_ms: Math.round(performance.now() - started) })
     rewrites.delete(call.token)
     let replaced: PostAnswer | undefined
     if (!inner.isError) {
-      const shell = dialect === 'claude-code' && toolNames.get(call.name)?.shape === 'bash' ? bashFailure(inner.value) : undefined
+      const shell =
+        dialect === 'claude-code' && toolNames.get(call.name)?.shape === 'bash'
+          ? bashFailure(inner.value, (call.arguments as { timeoutMs?: unknown } | undefined)?.timeoutMs)
+          : undefined
       // A call our own hook stopped was not denied by a permission rule: no PermissionDenied hooks for it.
       if (inner.isError && (inner as { stop?: unknown }).stop) return answer(inner, take(call.token), undefined, tookPart(call.token))
-      if (shell) await failureHooks(call, shell.error, shell.interrupted)
-      else replaced = await postToolUse(call, inner)
+      if (shell) await failureHooks(call, shell.error, shell.interrupted, durationMs())
+      else replaced = await postToolUse(call, inner, original, durationMs())
     } else if (dialect === 'claude-code' && inner.error) {
       if (inner.error.code === 'DENIED') await permissionDenied(call, inner.error.message)
-      else if (RAN_AND_FAILED.has(inner.error.code))
-        await failureHooks(call, inner.error.message, inner.error.code === 'ABORTED' || inner.error.code === 'TOOL_TIMEOUT')
+      else if (RAN_AND_FAILED.has(inner.error.code)) await failureHooks(call, inner.error.message, inner.error.code === 'ABORTED', durationMs())
     }
+    for (const woken of rewakes.take()) addContext(call.token, woken.command, woken.text)
     return answer(inner, take(call.token), replaced, tookPart(call.token))
   }
 
   /** PostToolUse: blocks and failures never undo the call; Claude Code keeps the output, Codex shows the feedback instead. */
-  async function postToolUse(call: HookCall, inner: HookCallResult): Promise<PostAnswer | undefined> {
+  async function postToolUse(call: HookCall, inner: HookCallResult, original: string | null | undefined, timing: Timing): Promise<PostAnswer | undefined> {
     const mapping = toolNames.get(call.name)
-    const response = toolResponse(dialect, mapping, { args: call.arguments, value: inner.value, content: inner.content, tool: call.name }, projectDir)
-    const verdicts = await runEvent('PostToolUse', call, { tool_response: response as HookJson })
+    const response = toolResponse(dialect, mapping, { args: call.arguments, value: inner.value, content: inner.content, original, tool: call.name }, projectDir)
+    const verdicts = await runEvent('PostToolUse', call, { tool_response: response as HookJson, ...(dialect === 'claude-code' && timing) })
     if (!verdicts.length) return
     record(call.token, 'PostToolUse', verdicts)
     reportFailures(call.token, 'PostToolUse', verdicts)
@@ -369,8 +385,8 @@ export function createHookBridge(options: HookBridgeOptions) {
   }
 
   /** PostToolUseFailure: additional context (or an exit-2 message) for the model; nothing can change the failure. */
-  async function failureHooks(call: HookCall, error: string, interrupted: boolean) {
-    const verdicts = await runEvent('PostToolUseFailure', call, { error, is_interrupt: interrupted })
+  async function failureHooks(call: HookCall, error: string, interrupted: boolean, timing: Timing) {
+    const verdicts = await runEvent('PostToolUseFailure', call, { error: error.replace(/\n+$/, ''), is_interrupt: interrupted, ...timing })
     record(call.token, 'PostToolUseFailure', verdicts)
     reportFailures(call.token, 'PostToolUseFailure', verdicts)
     for (const v of verdicts) if (v.decision === 'block' && v.reason) addContext(call.token, v.command, v.reason)
@@ -442,7 +458,7 @@ export function createHookBridge(options: HookBridgeOptions) {
   /** Kills every hook still running (async ones too); call it when the plugin is disposed. */
   const dispose = () => lifetime.abort()
 
-  return { preExecute, postExecute, permissionRequest, answersPermissionRequests, dispose }
+  return { preExecute, postExecute, permissionRequest, answersPermissionRequests, beforeChange: originals.remember, lifecycle, dispose }
 }
 
 /** The hooks' contexts and meta as an accept or replace; the runtime appends the contexts and merges `meta.hooks` over the inner meta. */

@@ -90,7 +90,8 @@ export function startAsyncHandler(hook: HookCommand, event: string, options: Han
   const { signal: _callSignal, lifetime, ...rest } = options
   return runHandler(hook, { ...rest, signal: lifetime }).then((result) => {
     // Stopped because the plugin went away: expected, not a failure of the hook.
-    const problem = result.aborted ? undefined : asyncProblem(result)
+    // An asyncRewake hook's exit 2 is its way to speak (see rewake.ts), not a failure.
+    const problem = result.aborted || (hook.rewake && result.exitCode === 2) ? undefined : asyncProblem(result)
     if (problem) options.logger?.warn('async %s hook `%s` %s', event, handlerLabel(hook), problem)
     return result
   })

@@ -20,3 +20,4 @@ export * from './accepted.js'
 // Hook bridges configure hook commands' limits with the shell's own keys.
 export type { ResourceLimits } from '@dshkit/process'
 export { limitOverridesShape } from '@dshkit/process'
+export { fireSessionEvent, type SessionAnswer, type SessionEventInput } from './lifecycle.js'

@@ -10,6 +10,8 @@ export interface ToolNameMapping {
   name: string
   /** Their argument name → ours, e.g. `{ file_path: 'path' }`. Arguments not listed keep their names. */
   arguments?: Record<string, string>
+  /** Their argument name → the value hooks see when the call leaves it out (Claude Code's Edit shows `replace_all: false`). */
+  defaults?: Record<string, unknown>
   /** Their argument names whose relative path values are made absolute against the project dir. */
   paths?: string[]
   /** Only the listed arguments reach the hook (Codex's Bash input is `{ command }` alone). */
@@ -30,6 +32,7 @@ export const DEFAULT_TOOL_NAMES: Readonly<Record<string, ToolNameMapping>> = Obj
   fs_edit: {
     name: 'Edit',
     arguments: { file_path: 'path', old_string: 'old', new_string: 'new', replace_all: 'replaceAll' },
+    defaults: { replace_all: false },
     paths: ['file_path'],
     shape: 'edit',
   },
@@ -84,6 +87,7 @@ export function mapToolCall(name: string, args: unknown, mapping: ToolNameMappin
       if (!renamed.has(key) && !Object.hasOwn(input, key)) setOwn(input, key, value)
     }
   }
+  for (const [key, value] of Object.entries(mapping.defaults ?? {})) if (!Object.hasOwn(input, key)) setOwn(input, key, value)
   for (const key of mapping.paths ?? []) {
     const value = Object.hasOwn(input, key) ? input[key] : undefined
     if (typeof value === 'string' && value && !isAbsolute(value)) setOwn(input, key, resolve(projectDir, value))
@@ -124,6 +128,11 @@ export function unmapToolInput(updated: Record<string, unknown>, args: unknown, 
     if (mapping.mappedOnly && !oursOf.has(key))
       throw new Error(`updatedInput has "${key}", which ${mapping.name} hooks are not shown here; only ${[...oursOf.keys()].join(', ')} may change`)
     setOwn(result, target, value)
+  }
+  // A default the hook was shown and sent back unchanged is not an argument the call had.
+  for (const [theirs, value] of Object.entries(mapping.defaults ?? {})) {
+    const key = oursOf.get(theirs) ?? theirs
+    if (!Object.hasOwn(ours, key) && Object.hasOwn(result, key) && result[key] === value) delete result[key]
   }
   return result
 }

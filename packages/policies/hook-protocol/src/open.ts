@@ -5,7 +5,7 @@ import { createHookBridge, type HookBridgeLogger } from './bridge.js'
 import { resolveToolNames, type ToolNameMap } from './mapping.js'
 import type { MatcherDialect } from './matcher.js'
 import type { OnError } from './merge.js'
-import { HookSettingsError } from './settings.js'
+import { HOOK_EVENTS, HookSettingsError } from './settings.js'
 import { loadHookSources, type HookSourceFile } from './sources.js'
 import { ACCEPTED_FILE, checkAccepted } from './accepted.js'
 
@@ -69,13 +69,13 @@ export function openHookBridge(options: OpenHookBridgeOptions) {
   for (const note of notes) logger.warn(note)
   for (const warning of settings.warnings) logger.warn(warning)
   if (settings.ignoredEvents.length) {
-    logger.info('%s: events without a tool-pipeline counterpart are ignored: %s', settings.files.join(', ') || settings.file, settings.ignoredEvents.join(', '))
+    logger.info('%s: events dshkit does not know are ignored: %s', settings.files.join(', ') || settings.file, settings.ignoredEvents.join(', '))
   }
   if (!settings.files.length) {
     // Naming a file that is not there as if it had no hooks would hide that nothing was read at all.
     logger.warn('none of the %s files exists (looked for %s); no hook will run', options.label, missing.join(', ') || '(none configured)')
-  } else if (!settings.PreToolUse.length && !settings.PostToolUse.length) {
-    logger.warn('%s configures no PreToolUse or PostToolUse hooks; no hook will run', settings.files.join(', '))
+  } else if (HOOK_EVENTS.every((event) => !settings[event].length)) {
+    logger.warn('%s configures no hooks; no hook will run', settings.files.join(', '))
   }
   return createHookBridge({
     source: options.source,

@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path'
+import { structuredPatch } from 'diff'
 import type { ToolDialect, ToolNameMapping } from './mapping.js'
 
 /** The parts of a finished call a `tool_response` is built from. */
@@ -8,33 +9,53 @@ export interface ResponseSource {
   value: unknown
   /** The model-facing content. */
   content: unknown
+  /** A Write/Edit's file before the call: null when there was none, undefined when not known (see originals.ts). */
+  original?: string | null
   /** Our tool's name (fs_write or fs_edit decide Codex's apply_patch summary). */
   tool?: string
 }
 
 /**
- * `tool_response` as the product gives it for the mapped tool. Claude Code: a structured object per
- * built-in tool (Write → `{ type, filePath, content, success }`, Bash → `{ stdout, stderr, interrupted, isImage }`…);
- * other tools give their value. Codex: see `codexResponse`.
+ * `tool_response` as the product gives it for the mapped tool (measured: tests/fixtures of hooks-claude-code). Claude
+ * Code: a structured object per built-in tool (Write → `{ type, filePath, content, structuredPatch, originalFile,
+ * userModified }`, Bash → `{ stdout, stderr, interrupted, isImage, noOutputExpected }`…); other tools give their value.
+ * Codex: see `codexResponse`.
  */
 export function toolResponse(dialect: ToolDialect, mapping: ToolNameMapping | undefined, source: ResponseSource, projectDir: string): unknown {
   if (dialect === 'codex') return codexResponse(mapping, source)
   const args = asObject(source.args)
   const abs = (path: unknown) => (typeof path === 'string' && path && !isAbsolute(path) ? resolve(projectDir, path) : path)
   switch (mapping?.shape) {
-    case 'write':
+    case 'write': {
+      const created = typeof source.value === 'string' && source.value.startsWith('Created ')
+      const original = created ? null : (source.original ?? null)
       return {
-        type: typeof source.value === 'string' && source.value.startsWith('Created ') ? 'create' : 'update',
+        type: created ? 'create' : 'update',
         filePath: abs(args.path),
         content: args.content,
-        success: true,
+        structuredPatch: patchOf(original, args.content),
+        originalFile: original,
+        userModified: false,
       }
-    case 'edit':
-      return { filePath: abs(args.path), oldString: args.old, newString: args.new, replaceAll: args.replaceAll === true, userModified: false, success: true }
+    }
+    case 'edit': {
+      const original = source.original ?? null
+      return {
+        filePath: abs(args.path),
+        oldString: args.old,
+        newString: args.new,
+        originalFile: original,
+        structuredPatch: patchOf(original, original === null ? null : edited(original, args)),
+        userModified: false,
+        replaceAll: args.replaceAll === true,
+      }
+    }
     case 'read': {
       const content = typeof source.value === 'string' ? source.value : contentText(source.content)
       const numLines = content ? content.split('\n').length : 0
-      return { type: 'text', file: { filePath: abs(args.path), content, numLines, startLine: typeof args.offset === 'number' ? args.offset : 1 } }
+      const startLine = typeof args.offset === 'number' ? args.offset : 1
+      // A slice's total is not in its result: the lines up to its end are the least there are.
+      return { type: 'text', file: { filePath: abs(args.path), content, numLines, startLine, totalLines: startLine - 1 + numLines } }
     }
     case 'glob': {
       const dir = String(abs(args.path) ?? projectDir)
@@ -66,8 +87,11 @@ function codexResponse(mapping: ToolNameMapping | undefined, source: ResponseSou
   return contentText(source.content)
 }
 
-/** What a shell result says when Claude Code would call the run a failure (non-zero exit, killed, timed out). */
-export function bashFailure(value: unknown): { error: string; interrupted: boolean } | undefined {
+/**
+ * What a shell result says when Claude Code would call the run a failure (non-zero exit, killed, timed out);
+ * `interrupted` is its `is_interrupt`: true only when the call was aborted (a timeout is not an interrupt).
+ */
+export function bashFailure(value: unknown, timeoutMs?: unknown): { error: string; interrupted: boolean } | undefined {
   const v = asObject(value)
   const interrupted = v.timedOut === true || v.aborted === true
   if (v.background === true || (typeof v.jobId === 'string' && v.exitCode === undefined)) return undefined
@@ -75,27 +99,58 @@ export function bashFailure(value: unknown): { error: string; interrupted: boole
   if (v.exitCode === undefined && v.signal === undefined && !interrupted) return undefined
   const how = interrupted
     ? v.timedOut
-      ? 'Command timed out'
+      ? // As measured: Claude Code reports its SIGTERM's exit code, then the deadline.
+        `Exit code 143\nCommand timed out${typeof timeoutMs === 'number' ? ` after ${timeoutMs / 1000}s` : ''}`
       : 'Command was interrupted'
     : v.signal
       ? `Command was killed by ${String(v.signal)}`
       : `Exit code ${String(v.exitCode)}`
-  const output = [streamText(v.stdout), streamText(v.stderr)].filter(Boolean).join('\n')
-  return { error: output ? `${how}\n${output}` : how, interrupted }
+  const output = mergedOutput(v)
+  return { error: output ? `${how}\n${output}` : how, interrupted: v.aborted === true }
 }
 
-/** Claude Code's Bash result: `{ stdout, stderr, interrupted, isImage }`, plus `backgroundTaskId` for a background run. */
+/**
+ * Claude Code's Bash result: `{ stdout, stderr, interrupted, isImage, noOutputExpected }`, plus `backgroundTaskId` for a
+ * background run. Claude Code runs commands with stderr into stdout, trailing newlines trimmed: stderr is always empty.
+ */
 function bashResponse(value: unknown) {
   const v = asObject(value)
   const response: Record<string, unknown> = {
-    stdout: streamText(v.stdout),
-    stderr: streamText(v.stderr),
+    stdout: mergedOutput(v),
+    stderr: '',
     interrupted: v.timedOut === true || v.aborted === true,
     isImage: false,
+    noOutputExpected: false,
   }
   const task = v.jobId ?? v.backgroundTaskId
   if (typeof task === 'string') response.backgroundTaskId = task
   return response
+}
+
+/** stdout then stderr (their interleaving is not kept apart from the two streams), each without trailing newlines. */
+function mergedOutput(v: Record<string, any>): string {
+  return [streamText(v.stdout), streamText(v.stderr)]
+    .map((text) => text.replace(/\n+$/, ''))
+    .filter(Boolean)
+    .join('\n')
+}
+
+/** jsdiff's hunks (3 lines of context), as Claude Code sends them; none for a new file or an unknown original. */
+function patchOf(original: string | null, updated: unknown) {
+  if (original === null || typeof updated !== 'string') return []
+  return structuredPatch('', '', original, updated, '', '', { context: 3 }).hunks.map(({ oldStart, oldLines, newStart, newLines, lines }) => ({
+    oldStart,
+    oldLines,
+    newStart,
+    newLines,
+    lines,
+  }))
+}
+
+/** The file after an fs_edit: `old` occurs once (fs_edit refuses otherwise) unless replaceAll. */
+function edited(original: string, args: Record<string, any>): string | null {
+  if (typeof args.old !== 'string' || typeof args.new !== 'string') return null
+  return args.replaceAll === true ? original.split(args.old).join(args.new) : original.replace(args.old, () => args.new)
 }
 
 /** A shell stream is text, or `{ text, droppedBytes }` as @dshkit/shell keeps it. */

@@ -17,6 +17,8 @@ export interface HookCommand {
   matchesIf?: IfRule
   /** Runs in the background: never blocks or changes the call; failures are logged. */
   async: boolean
+  /** Claude Code's `asyncRewake`: an exit 2 of this async hook wakes the model with its stderr (see the bridge). */
+  rewake?: { message?: string; summary?: string }
   statusMessage?: string
   /** From the settings' `timeout` (seconds); undefined means the bridge's default. */
   timeoutMs?: number
@@ -36,14 +38,18 @@ export interface HookGroup {
 /** The tool events a settings file may configure; the bridge decides which of them it runs. */
 export const TOOL_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest', 'PermissionDenied'] as const
 export type ToolEvent = (typeof TOOL_EVENTS)[number]
+/** The events a harness owns (the session, the prompt, the turn's end): fired through the bridge's `lifecycle`. */
+export const SESSION_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'PreCompact', 'SessionEnd', 'Notification'] as const
+export type SessionEvent = (typeof SESSION_EVENTS)[number]
+export const HOOK_EVENTS = [...TOOL_EVENTS, ...SESSION_EVENTS] as const
 
-export type HookSettings = Record<ToolEvent, HookGroup[]> & {
+export type HookSettings = Record<ToolEvent | SessionEvent, HookGroup[]> & {
   /** The first file read (or the only one), for messages. */
   file: string
   /** Every file the hooks came from, in merge order. */
   files: string[]
   dialect: MatcherDialect
-  /** Events the file configures that have no place in a tool pipeline (Stop, SessionStart…). */
+  /** Events the file configures that dshkit does not know (a newer client's, or another harness's). */
   ignoredEvents: string[]
   /** The merged settings `env` block, applied to every hook process. */
   env: Record<string, string>
@@ -128,7 +134,7 @@ export function emptyHookSettings(file: string, dialect: MatcherDialect = 'claud
     allowManagedHooksOnly: false,
     warnings: [],
   } as unknown as HookSettings
-  for (const event of TOOL_EVENTS) settings[event] = []
+  for (const event of HOOK_EVENTS) settings[event] = []
   return settings
 }
 
@@ -147,16 +153,16 @@ export function parseHookSettings(json: unknown, file: string, label: string, op
   if (!isObject(hooks)) fail('"hooks"', 'must be an object of event name → matcher groups')
   const context: Context = { dialect, fail, file, options, warnings: settings.warnings }
   for (const [event, groups] of Object.entries(hooks as Record<string, unknown>)) {
-    if (!(TOOL_EVENTS as readonly string[]).includes(event)) {
-      // `preToolUse` would be ignored like `Stop`, and a guard would never run: refuse it, saying what was meant.
-      const meant = closestKey(event, TOOL_EVENTS)
+    if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
+      // `preToolUse` would be ignored like an unknown event, and a guard would never run: refuse it, saying what was meant.
+      const meant = closestKey(event, HOOK_EVENTS)
       if (meant !== undefined) fail(`hooks.${event}`, `is not a hook event; did you mean "${meant}"? (event names are case-sensitive)`)
       settings.ignoredEvents.push(event)
       continue
     }
     const path = `hooks.${event}`
     if (!Array.isArray(groups)) fail(path, 'must be an array of { matcher, hooks } groups')
-    settings[event as ToolEvent] = (groups as unknown[]).map((group, i) => parseGroup(group, `${path}[${i}]`, context))
+    settings[event as ToolEvent | SessionEvent] = (groups as unknown[]).map((group, i) => parseGroup(group, `${path}[${i}]`, context))
   }
   return settings
 }
@@ -231,8 +237,7 @@ function parseCommand(hook: unknown, path: string, context: Context): HookComman
   const timeout = dialect === 'codex' ? (own(h, 'timeout') ?? own(h, 'timeoutSec')) : own(h, 'timeout')
   if (timeout !== undefined && timeout !== null) command.timeoutMs = seconds(timeout, `${path}.timeout`, dialect, fail)
   command.async = flag(h, 'async', path, fail) || (dialect === 'claude-code' && flag(h, 'asyncRewake', path, fail))
-  if (dialect === 'claude-code' && own(h, 'asyncRewake') === true)
-    warnings.push(`${path}.asyncRewake: runs as async; waking the model on exit 2 is not supported`)
+  if (dialect === 'claude-code' && own(h, 'asyncRewake') === true) command.rewake = rewakeTexts(h, path, fail)
   const status = own(h, 'statusMessage')
   if (status !== undefined) {
     if (typeof status !== 'string') fail(`${path}.statusMessage`, 'must be a string')
@@ -305,4 +310,19 @@ function setOwn(target: Record<string, string>, key: string, value: string) {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** `rewakeMessage` (what the model reads before the hook's stderr) and `rewakeSummary` (the user's one line), if set. */
+function rewakeTexts(h: Record<string, unknown>, path: string, fail: (at: string, message: string) => never): { message?: string; summary?: string } {
+  const texts: { message?: string; summary?: string } = {}
+  for (const [key, field] of [
+    ['rewakeMessage', 'message'],
+    ['rewakeSummary', 'summary'],
+  ] as const) {
+    const value = own(h, key)
+    if (value === undefined) continue
+    if (typeof value !== 'string') fail(`${path}.${key}`, 'must be a string')
+    texts[field] = value as string
+  }
+  return texts
 }

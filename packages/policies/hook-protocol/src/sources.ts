@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs'
 import type { MatcherDialect } from './matcher.js'
-import { emptyHookSettings, loadHookSettings, TOOL_EVENTS, type HookSettings, type SettingsFormat } from './settings.js'
+import { emptyHookSettings, HOOK_EVENTS, loadHookSettings, type HookSettings, type SettingsFormat } from './settings.js'
 
 /** Where a settings file sits in the merge; `managed` outranks the others for `disableAllHooks`. */
 export type HookSourceKind = 'managed' | 'user' | 'project' | 'local' | 'config' | 'plugin'
@@ -71,7 +71,7 @@ export function loadHookSources(sources: readonly HookSourceFile[], label: strin
     for (const event of settings.ignoredEvents) if (!merged.ignoredEvents.includes(event)) merged.ignoredEvents.push(event)
     for (const warning of settings.warnings) merged.warnings.push(`${source.file}: ${warning}`)
     if (!runs(source.kind)) continue
-    for (const event of TOOL_EVENTS) merged[event].push(...settings[event])
+    for (const event of HOOK_EVENTS) merged[event].push(...settings[event])
   }
   merged.disableAllHooks = Boolean(managedOff || othersOff)
   return { settings: merged, missing, notes }

@@ -54,11 +54,13 @@ describe('a misspelt tool event is a load error, not a guard that never runs', (
     )
   })
 
-  test.each(['Stop', 'SessionStart', 'UserPromptSubmit', 'PreCompact', 'Notification', 'SubagentStop'])(
-    'a real non-tool event (%s) is only listed as ignored',
+  test.each(['Stop', 'SessionStart', 'UserPromptSubmit', 'PreCompact', 'Notification', 'SubagentStop', 'SessionEnd'])(
+    'a session event (%s) is read for the harness to fire; an event dshkit does not know is listed as ignored',
     (event) => {
-      const settings = parseHookSettings({ hooks: { [event]: [] } }, '/p/settings.json', 'Claude Code settings')
-      expect(settings.ignoredEvents).toEqual([event])
+      const hooks = [{ hooks: [{ type: 'command', command: 'notify' }] }]
+      const settings = parseHookSettings({ hooks: { [event]: hooks, WorktreeCreate: hooks } }, '/p/settings.json', 'Claude Code settings')
+      expect(settings[event as 'Stop'][0].hooks).toMatchObject([{ command: 'notify' }])
+      expect(settings.ignoredEvents).toEqual(['WorktreeCreate'])
     },
   )
 })

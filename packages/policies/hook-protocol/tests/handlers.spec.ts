@@ -138,10 +138,14 @@ describe('handler fields', () => {
     expect(log.lines).toEqual(['warn: async PostToolUse hook `sleep 0.2; echo broken >&2; exit 3` exited with code 3: broken'])
   })
 
-  test('asyncRewake runs async (waking the model is not supported, and the file says so in a warning)', () => {
-    const settings = parseHookSettings({ hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: 'x', asyncRewake: true }] }] } }, '/s.json', 'settings')
-    expect(settings.PostToolUse[0].hooks[0].async).toBe(true)
-    expect(settings.warnings).toEqual(['hooks.PostToolUse[0].hooks[0].asyncRewake: runs as async; waking the model on exit 2 is not supported'])
+  test('asyncRewake runs async and keeps rewakeMessage / rewakeSummary; a non-string one is a load error', () => {
+    const hook = { type: 'command', command: 'x', asyncRewake: true, rewakeMessage: 'Lint says:', rewakeSummary: 'lint woke the model' }
+    const settings = parseHookSettings({ hooks: { PostToolUse: [{ hooks: [hook] }] } }, '/s.json', 'settings')
+    expect(settings.PostToolUse[0].hooks[0]).toMatchObject({ async: true, rewake: { message: 'Lint says:', summary: 'lint woke the model' } })
+    expect(settings.warnings).toEqual([])
+    expect(() => parseHookSettings({ hooks: { PostToolUse: [{ hooks: [{ ...hook, rewakeMessage: 3 }] }] } }, '/s.json', 'settings')).toThrow(
+      /rewakeMessage must be a string/,
+    )
   })
 
   test('unknown handler keys are warnings with a did-you-mean; wrong types are load errors', () => {

@@ -55,13 +55,14 @@ describe('loadHookSettings', () => {
     return file
   }
 
-  test('reads PreToolUse and PostToolUse groups, timeouts in seconds, and lists other events', async () => {
+  test('reads PreToolUse, PostToolUse and session groups, timeouts in seconds, and lists unknown events', async () => {
     const file = await settingsFile({
       permissions: { allow: [] },
       hooks: {
         PreToolUse: [{ matcher: 'Write|Edit', hooks: [{ type: 'command', command: './guard.sh', timeout: 1.5 }] }],
         PostToolUse: [{ hooks: [{ type: 'command', command: 'fmt' }] }],
         Stop: [{ hooks: [{ type: 'command', command: 'notify' }] }],
+        TeammateIdle: [{ hooks: [{ type: 'command', command: 'ping' }] }],
       },
     })
     const settings = loadHookSettings(file, 'Claude Code settings')
@@ -69,7 +70,8 @@ describe('loadHookSettings', () => {
     expect(settings.PreToolUse[0].matches('Edit')).toBe(true)
     expect(settings.PostToolUse[0].hooks).toMatchObject([{ command: 'fmt', shell: 'bash', async: false }])
     expect(settings.PostToolUse[0].matches('Anything')).toBe(true)
-    expect(settings.ignoredEvents).toEqual(['Stop'])
+    expect(settings.Stop[0].hooks).toMatchObject([{ command: 'notify' }])
+    expect(settings.ignoredEvents).toEqual(['TeammateIdle'])
   })
 
   test('a file without hooks has none', async () => {

@@ -5,6 +5,8 @@ import { openHookBridge, permissionModeOf, responderHost, sessionLogPath } from 
 import { definePlugin } from '@dshkit/tools' // also the tools/* event types
 import { Config, type ConfigInput } from './config.js'
 import { claudeSources } from './sources.js'
+// The `loop/lifecycle` event's types.
+import type {} from '@dshkit/agent-loop'
 
 export const name = 'hooks-claude-code'
 export { Config, type ConfigInput } from './config.js'
@@ -47,6 +49,10 @@ export const apply = (ctx: Context, input: ConfigInput) => {
   ctx.effect(() => bridge.dispose, 'hook processes (killed on dispose)')
   ctx.on('tools/pre-execute', bridge.preExecute)
   ctx.on('tools/post-execute', bridge.postExecute)
+  // The harness's moments (SessionStart, UserPromptSubmit, Stop…), fired through ctx.loop.lifecycle.
+  ctx.on('loop/lifecycle', async (event, answer) => answer(await bridge.lifecycle(event)))
+  // Write/Edit payloads carry the file as it was (originalFile, structuredPatch); tool-fs emits this event, when installed.
+  ctx.on('fs/before-change' as 'tools/result', bridge.beforeChange as never)
   if (bridge.answersPermissionRequests) {
     // approval is optional: this part waits for it, then PermissionRequest hooks answer asks before a person does.
     ctx.plugin({

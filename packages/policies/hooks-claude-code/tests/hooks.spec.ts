@@ -330,8 +330,18 @@ describe('matchers and tool names', () => {
       hook_event_name: 'PostToolUse',
       tool_name: 'Edit',
       tool_use_id: 'call-1',
-      tool_response: { filePath: join(projectDir, 'a.ts'), oldString: 'x', newString: 'y', replaceAll: true, userModified: false, success: true },
+      // These test tools emit no fs/before-change: the original is not known.
+      tool_response: {
+        filePath: join(projectDir, 'a.ts'),
+        oldString: 'x',
+        newString: 'y',
+        originalFile: null,
+        structuredPatch: [],
+        userModified: false,
+        replaceAll: true,
+      },
     })
+    expect(post.payload.tool_response).not.toHaveProperty('success')
   })
 
   test('toolNames overrides the mapping; unmapped tools go under their own names', async () => {
@@ -384,4 +394,21 @@ describe('plugin lifecycle', () => {
     expect(bad).toBeInstanceOf(Error)
     expect((bad as Error).message).toMatch(/settings\.json is not usable: hooks\.PreToolUse\[0\]\.matcher matcher "Write\(" is neither/)
   })
+})
+
+test("asyncRewake: an async hook's exit 2 reaches the model with the next call's result (rewakeMessage first), once; exit 0 says nothing", async () => {
+  const woke = { type: 'command' as const, command: 'echo "lint: 2 problems" >&2; exit 2', asyncRewake: true, rewakeMessage: 'Background lint:' }
+  const quiet = { type: 'command' as const, command: 'echo fine >&2; exit 0', asyncRewake: true }
+  const { call } = await setup({ PostToolUse: [{ matcher: 'Write', hooks: [woke, quiet] as any }] })
+  const first = await call('fs_write', write)
+  expect(first.additionalContexts).toBeUndefined()
+  // The async hook finishes on its own time: later calls carry its message once it has.
+  const texts: string[] = []
+  for (let i = 0; i < 50 && !texts.length; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const later = await call('fs_read', { path: 'src/a.txt' })
+    texts.push(...(later.additionalContexts ?? []).map((c) => (c.content[0] as { text: string }).text))
+  }
+  expect(texts).toEqual(['Background lint:\nlint: 2 problems'])
+  expect((await call('fs_read', { path: 'src/a.txt' })).additionalContexts).toBeUndefined()
 })

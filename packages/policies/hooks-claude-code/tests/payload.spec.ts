@@ -29,10 +29,19 @@ describe('what hooks receive (Claude Code shapes)', () => {
       tool_name: 'Write',
       tool_input: { file_path: file, content: 'let a = 1   \nlet b = 2\t\n' },
       tool_use_id: 'call-1',
-      tool_response: { type: 'create', filePath: file, content: 'let a = 1   \nlet b = 2\t\n', success: true },
+      tool_response: { type: 'create', filePath: file, content: 'let a = 1   \nlet b = 2\t\n', structuredPatch: [], originalFile: null, userModified: false },
+      duration_ms: expect.any(Number),
     })
     await p.call('fs_write', { path: 'src/app.ts', content: 'x' })
-    expect(JSON.parse(await readFile(join(logs, 'PostToolUse-Write.json'), 'utf8')).tool_response.type).toBe('update')
+    expect(JSON.parse(await readFile(join(logs, 'PostToolUse-Write.json'), 'utf8')).tool_response).toEqual({
+      type: 'update',
+      filePath: file,
+      content: 'x',
+      // The formatter's output is what the second write replaced.
+      structuredPatch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 1, lines: ['-let a = 1', '-let b = 2', '+x', '\\ No newline at end of file'] }],
+      originalFile: 'let a = 1\nlet b = 2\n',
+      userModified: false,
+    })
   })
 
   test("Read, Edit and Glob (fs_list) get Claude Code's tool_response shapes", async () => {
@@ -41,12 +50,20 @@ describe('what hooks receive (Claude Code shapes)', () => {
     await p.call('fs_read', { path: 'a.txt' })
     expect((await p.seen('PostToolUse', 'Read')).tool_response).toEqual({
       type: 'text',
-      file: { filePath: join(p.dir, 'a.txt'), content: 'one\ntwo\n', numLines: 3, startLine: 1 },
+      file: { filePath: join(p.dir, 'a.txt'), content: 'one\ntwo\n', numLines: 3, startLine: 1, totalLines: 3 },
     })
     await p.call('fs_edit', { path: 'a.txt', old: 'two', new: 'three' })
     expect(await p.seen('PostToolUse', 'Edit')).toMatchObject({
-      tool_input: { file_path: join(p.dir, 'a.txt'), old_string: 'two', new_string: 'three' },
-      tool_response: { filePath: join(p.dir, 'a.txt'), oldString: 'two', newString: 'three', replaceAll: false, userModified: false, success: true },
+      tool_input: { file_path: join(p.dir, 'a.txt'), old_string: 'two', new_string: 'three', replace_all: false },
+      tool_response: {
+        filePath: join(p.dir, 'a.txt'),
+        oldString: 'two',
+        newString: 'three',
+        originalFile: 'one\ntwo\n',
+        structuredPatch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: [' one', '-two', '+three'] }],
+        userModified: false,
+        replaceAll: false,
+      },
     })
     await p.call('fs_list', { path: '.' })
     const glob = await p.seen('PostToolUse', 'Glob')
@@ -55,12 +72,18 @@ describe('what hooks receive (Claude Code shapes)', () => {
     expect(glob.tool_response.numFiles).toBe(glob.tool_response.filenames.length)
   })
 
-  test('shell is Bash: command, description, timeout (ms) in; { stdout, stderr, interrupted, isImage } out', async () => {
+  test('shell is Bash: command, description, timeout (ms) in; { stdout (stderr merged, trimmed), stderr: "", interrupted, isImage, noOutputExpected } out', async () => {
     const p = await project({ PreToolUse: [on('Bash', py('record.py', '.'))], PostToolUse: [on('Bash', py('record.py', '.'))] })
     const result = await p.call('shell', { command: 'echo hi; echo warn >&2', description: 'greets', timeoutMs: 5000 })
     expect(result).toMatchObject({ isError: false, value: { exitCode: 0 } })
     expect((await p.seen('PreToolUse', 'Bash')).tool_input).toEqual({ command: 'echo hi; echo warn >&2', description: 'greets', timeout: 5000 })
-    expect((await p.seen('PostToolUse', 'Bash')).tool_response).toEqual({ stdout: 'hi\n', stderr: 'warn\n', interrupted: false, isImage: false })
+    expect((await p.seen('PostToolUse', 'Bash')).tool_response).toEqual({
+      stdout: 'hi\nwarn',
+      stderr: '',
+      interrupted: false,
+      isImage: false,
+      noOutputExpected: false,
+    })
   })
 
   test('a non-zero exit is a failure to Claude Code: PostToolUseFailure gets the error, PostToolUse does not run', async () => {
@@ -72,8 +95,9 @@ describe('what hooks receive (Claude Code shapes)', () => {
       hook_event_name: 'PostToolUseFailure',
       tool_input: { command: 'echo oops >&2; exit 3' },
       tool_use_id: 'call-1',
-      error: 'Exit code 3\noops\n',
+      error: 'Exit code 3\noops',
       is_interrupt: false,
+      duration_ms: expect.any(Number),
     })
     await expect(p.seen('PostToolUse', 'Bash')).rejects.toThrow()
   })
@@ -133,11 +157,11 @@ describe('what hooks receive (Claude Code shapes)', () => {
   })
 })
 
-test('a timed-out command reaches PostToolUseFailure as an interrupt; an exit-2 failure hook talks to the model', async () => {
+test('a timed-out command reaches PostToolUseFailure, not as an interrupt (as Claude Code); an exit-2 failure hook talks to the model', async () => {
   const p = await project({ PostToolUseFailure: [on('Bash', py('record.py', '.'), py('answer.py', '{}', '2', 'try a smaller input'))] })
   const result = await p.call('shell', { command: 'sleep 5', timeoutMs: 300 })
   expect(result).toMatchObject({ isError: false, value: { timedOut: true } })
-  expect(await p.seen('PostToolUseFailure', 'Bash')).toMatchObject({ error: expect.stringMatching(/^Command timed out/), is_interrupt: true })
+  expect(await p.seen('PostToolUseFailure', 'Bash')).toMatchObject({ error: 'Exit code 143\nCommand timed out after 0.3s', is_interrupt: false })
   expect(result.additionalContexts?.map((c) => c.content[0])).toEqual([{ type: 'text', text: 'try a smaller input' }])
 })
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type Context, Service } from 'cordis'
 import { escapeControls } from '@dshkit/common'
-import type { ApprovalAsk, AskOutcome, Grant, PendingAsk, StaleRequest } from '@dshkit/user-approval'
+import type { AnswerOutcome, ApprovalAsk, AskOutcome, Grant, PendingAsk, StaleRequest } from '@dshkit/user-approval'
 import { AnswerBody, decide } from './answers.js'
 import { Board, type BoardMessage, type Outcome } from './board.js'
 import { readJson } from './body.js'
@@ -170,7 +170,15 @@ export class ApprovalWeb extends Service {
     const decided = decide(body)
     if (!decided.ok) return reply(res, 400, { error: decided.message })
     const { response, outcome, detail } = decided.decided
-    const result = this.ctx.approval.answer(body.requestId, body.argumentsHash, response)
+    // A team provider (approval-postgres) answers with a promise (its database decides who was first); user-approval
+    // answers at once, and then the board must record this page's answer in the same tick, before the ask's abort.
+    let result: AnswerOutcome
+    try {
+      const answered: AnswerOutcome | Promise<AnswerOutcome> = this.ctx.approval.answer(body.requestId, body.argumentsHash, response)
+      result = answered instanceof Promise ? await answered : answered
+    } catch (error) {
+      return reply(res, 500, { error: `approval-web: the answer could not be stored: ${escapeControls((error as Error).message)}` })
+    }
     if (!result.ok) {
       const status = result.reason === 'unknown' ? 404 : result.reason === 'stale' ? 410 : 409
       return reply(res, status, { error: result.message })

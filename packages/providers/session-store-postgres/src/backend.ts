@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import type { SessionEvent } from '@dshkit/session'
@@ -83,6 +84,8 @@ export class Backend {
   private heartbeatMs = 0
   private beating = false
   private readonly schema: string
+  // Named (prepared once per pooled connection): the server parses and plans them once, not on every commit.
+  private readonly statements: { commit: Statement; renew: Statement }
   // Owners whose row a statement of this process (a commit or the heartbeat) is writing now: no second statement takes
   // them until it settled, so two statements of one process never wait for each other's row locks (no deadlock), and a
   // session's events commit in call order.
@@ -100,6 +103,7 @@ export class Backend {
     // An idle connection that dies (server restart, pg_terminate_backend) is dropped by the pool; the next query reconnects.
     this.pool.on('error', () => {})
     this.schema = options.schema
+    this.statements = { commit: prepared(commitSql(this.quoted)), renew: prepared(renewSql(this.quoted)) }
   }
 
   static acquire(options: ConnectionOptions): Backend {
@@ -180,10 +184,7 @@ export class Backend {
     return batch
   }
 
-  /**
-   * One statement, so one round trip and one transaction: bump each session's sequence (only where
-   * this writer still owns it: the fence), then insert the events numbered from the old sequence.
-   */
+  /** Commits the batch in one statement (see commitSql); settles every append of it. */
   private async commit(batch: Append[]) {
     const sessions = { id: [] as string[], owner: [] as string[], count: [] as number[], lease: [] as number[] }
     const rows = { owner: [] as string[], index: [] as number[], type: [] as string[], body: [] as string[] }
@@ -205,29 +206,14 @@ export class Backend {
     }
     for (const owner of sessions.owner) sessions.count.push(counts.get(owner)!)
     sortSessions(sessions)
-    const t = this.quoted
     let kept: Set<string>
     // The server sets lease_until from its now(), which is no earlier than this: a conservative start for the lease.
     const sentAt = performance.now()
     try {
-      const result = await this.pool.query(
-        `
-        WITH b AS (
-          SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[]) AS b(id, owner, n, ms)
-        ), bumped AS (
-          UPDATE ${t}.dshkit_sessions s
-          SET last_seq = s.last_seq + b.n, lease_until = now() + b.ms * interval '1 millisecond', updated_at = now()
-          FROM b WHERE s.id = b.id AND s.owner = b.owner
-          RETURNING s.id, s.owner, s.last_seq - b.n AS base
-        ), inserted AS (
-          INSERT INTO ${t}.dshkit_session_events (session_id, seq, type, body)
-          SELECT bumped.id, bumped.base + e.idx, e.type, e.body
-          FROM unnest($5::text[], $6::bigint[], $7::text[], $8::json[]) AS e(owner, idx, type, body)
-          JOIN bumped ON bumped.owner = e.owner
-        )
-        SELECT owner FROM bumped`,
-        [sessions.id, sessions.owner, sessions.count, sessions.lease, rows.owner, rows.index, rows.type, rows.body],
-      )
+      const result = await this.pool.query({
+        ...this.statements.commit,
+        values: [sessions.id, sessions.owner, sessions.count, sessions.lease, rows.owner, rows.index, rows.type, rows.body],
+      })
       kept = new Set(result.rows.map((row) => row.owner as string))
     } catch (error) {
       for (const item of batch) this.fail(item, error as Error)
@@ -292,13 +278,10 @@ export class Backend {
   private async renewNow(held: Held[]) {
     const sentAt = performance.now()
     try {
-      const { rows } = await this.pool.query(
-        `
-        UPDATE ${this.quoted}.dshkit_sessions s SET lease_until = now() + b.ms * interval '1 millisecond'
-        FROM unnest($1::text[], $2::text[], $3::int[]) AS b(id, owner, ms)
-        WHERE s.id = b.id AND s.owner = b.owner RETURNING s.owner`,
-        [held.map((h) => h.sessionId), held.map((h) => h.owner), held.map((h) => h.leaseMs)],
-      )
+      const { rows } = await this.pool.query({
+        ...this.statements.renew,
+        values: [held.map((h) => h.sessionId), held.map((h) => h.owner), held.map((h) => h.leaseMs)],
+      })
       const renewed = new Set(rows.map((row) => row.owner as string))
       for (const h of held) {
         if (renewed.has(h.owner)) h.renewed(sentAt)
@@ -321,4 +304,44 @@ function sortSessions(sessions: { id: string[]; owner: string[]; count: number[]
     const sorted = order.map((i) => column[i])
     column.splice(0, column.length, ...sorted)
   }
+}
+
+interface Statement {
+  name: string
+  text: string
+}
+
+/** A statement named by a hash of its text: pg prepares it once per connection, and two schemas never share a name. */
+function prepared(text: string): Statement {
+  return { name: `dshkit_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text }
+}
+
+/**
+ * One statement, so one round trip and one transaction: bump each session's sequence (only where
+ * this writer still owns it: the fence), then insert the events numbered from the old sequence.
+ */
+function commitSql(t: string) {
+  return `
+    WITH b AS (
+      SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[]) AS b(id, owner, n, ms)
+    ), bumped AS (
+      UPDATE ${t}.dshkit_sessions s
+      SET last_seq = s.last_seq + b.n, lease_until = now() + b.ms * interval '1 millisecond', updated_at = now()
+      FROM b WHERE s.id = b.id AND s.owner = b.owner
+      RETURNING s.id, s.owner, s.last_seq - b.n AS base
+    ), inserted AS (
+      INSERT INTO ${t}.dshkit_session_events (session_id, seq, type, body)
+      SELECT bumped.id, bumped.base + e.idx, e.type, e.body
+      FROM unnest($5::text[], $6::bigint[], $7::text[], $8::json[]) AS e(owner, idx, type, body)
+      JOIN bumped ON bumped.owner = e.owner
+    )
+    SELECT owner FROM bumped`
+}
+
+/** The heartbeat: renews the leases this writer still holds; the rows it returns are the ones still ours. */
+function renewSql(t: string) {
+  return `
+    UPDATE ${t}.dshkit_sessions s SET lease_until = now() + b.ms * interval '1 millisecond'
+    FROM unnest($1::text[], $2::text[], $3::int[]) AS b(id, owner, ms)
+    WHERE s.id = b.id AND s.owner = b.owner RETURNING s.owner`
 }

@@ -117,11 +117,14 @@ export async function readSessionLog(target: Target & ({ sessionId?: string } | 
     return await withClient(options, async (client, t) => {
       // One snapshot for the row and its events, so a writer appending meanwhile cannot make them disagree.
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
-      const session = await client.query(`SELECT CASE WHEN lease_until > now() THEN holder END AS holder FROM ${t}.dshkit_sessions WHERE id = $1`, [sessionId])
+      const session = await client.query(
+        `SELECT CASE WHEN lease_until > now() THEN holder END AS holder, last_seq::text AS last_seq FROM ${t}.dshkit_sessions WHERE id = $1`,
+        [sessionId],
+      )
       if (!session.rowCount) throw new SessionNotFoundError(sessionId, where)
       const { rows } = await client.query(`SELECT seq::text AS seq, body FROM ${t}.dshkit_session_events e WHERE session_id = $1 ORDER BY e.seq`, [sessionId])
       await client.query('COMMIT')
-      const events = checkSequence(rows, sessionId, where).map((event, i) => {
+      const events = checkSequence(rows, sessionId, where, session.rows[0].last_seq).map((event, i) => {
         try {
           return checkSessionEvent(event, 'the stored event')
         } catch (error) {

@@ -61,7 +61,7 @@ export class PostgresSessionStore implements SessionStore {
     const backend = (this.backend = Backend.acquire(this.connection))
     try {
       await backend.ready()
-      await this.takeLease(backend)
+      const lastSeq = await this.takeLease(backend)
       backend.hold({
         sessionId: this.sessionId,
         owner: this.owner,
@@ -73,7 +73,7 @@ export class PostgresSessionStore implements SessionStore {
         renewed: (sentAt) => this.extendLease(sentAt),
         lapsed: () => (this.leaseRemainingMs() > 0 ? undefined : this.lapse()),
       })
-      return await this.readEvents(backend)
+      return await this.readEvents(backend, lastSeq)
     } catch (error) {
       await this.close()
       if ((error as { code?: unknown }).code && String((error as { code?: unknown }).code).startsWith('SESSION_')) throw error
@@ -134,8 +134,11 @@ export class PostgresSessionStore implements SessionStore {
     await backend.release()
   }
 
-  /** Claims the session row: created if new, taken over if free or its lease ran out; else waits up to waitMs, then refuses. */
-  private async takeLease(backend: Backend) {
+  /**
+   * Claims the session row: created if new, taken over if free or its lease ran out; else waits up to waitMs, then refuses.
+   * Resolves with the row's last_seq: how many events the session holds.
+   */
+  private async takeLease(backend: Backend): Promise<string> {
     const started = Date.now()
     for (;;) {
       const sentAt = performance.now()
@@ -145,10 +148,13 @@ export class PostgresSessionStore implements SessionStore {
         VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
         ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, holder = excluded.holder, lease_until = excluded.lease_until
         WHERE s.owner IS NULL OR s.lease_until IS NULL OR s.lease_until < now()
-        RETURNING s.id`,
+        RETURNING s.last_seq::text AS last_seq`,
         [this.sessionId, this.owner, this.holder, this.leaseMs],
       )
-      if (taken.rowCount) return this.extendLease(sentAt)
+      if (taken.rowCount) {
+        this.extendLease(sentAt)
+        return taken.rows[0].last_seq as string
+      }
       const { rows } = await backend.pool.query(
         `
         SELECT holder, greatest(0, extract(epoch FROM lease_until - now()) * 1000)::float8 AS remaining
@@ -163,17 +169,20 @@ export class PostgresSessionStore implements SessionStore {
     }
   }
 
-  private async readEvents(backend: Backend): Promise<SessionEvent[]> {
+  private async readEvents(backend: Backend, lastSeq: string): Promise<SessionEvent[]> {
     const { rows } = await backend.pool.query(
       `SELECT seq::text AS seq, body FROM ${backend.quoted}.dshkit_session_events e WHERE session_id = $1 ORDER BY e.seq`,
       [this.sessionId],
     )
-    return checkSequence(rows, this.sessionId, backend.where)
+    return checkSequence(rows, this.sessionId, backend.where, lastSeq)
   }
 }
 
-/** Events must be numbered 1, 2, 3, … with no gap: a gap means rows were deleted by hand, which is refused rather than papered over. */
-export function checkSequence(rows: { seq: string; body: unknown }[], sessionId: string, where: string): SessionEvent[] {
+/**
+ * Events must be numbered 1, 2, 3, … with no gap, up to the row's last_seq: anything else means rows were deleted by hand,
+ * which is refused rather than papered over.
+ */
+export function checkSequence(rows: { seq: string; body: unknown }[], sessionId: string, where: string, lastSeq: string): SessionEvent[] {
   rows.forEach((row, i) => {
     if (row.seq !== String(i + 1)) {
       throw new SessionStoreCorruptError(
@@ -182,5 +191,14 @@ export function checkSequence(rows: { seq: string; body: unknown }[], sessionId:
       )
     }
   })
+  if (String(rows.length) !== lastSeq) {
+    throw new SessionStoreCorruptError(
+      `session ${shownSessionId(sessionId)} in ${where} holds ${rows.length} events, but its row counts ${lastSeq}; ` +
+        (rows.length < Number(lastSeq)
+          ? 'the last events were removed by hand: restore them'
+          : 'the session row was removed by hand and made again: restore it') +
+        ', or start a new session',
+    )
+  }
   return rows.map((row) => row.body as SessionEvent)
 }

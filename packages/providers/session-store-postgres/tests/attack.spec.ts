@@ -96,6 +96,30 @@ test('rows removed by hand (a gap in the sequence) are refused at load, not pape
   await expect(open(config)).rejects.toMatchObject({ code: 'SESSION_LOG_CORRUPT' }) // and the failed open handed the lease back
 })
 
+test.each([
+  [
+    'the last event',
+    (t: string) => `DELETE FROM ${t}.dshkit_session_events WHERE seq = 3`,
+    'holds 2 events, but its row counts 3; the last events were removed by hand',
+  ],
+  [
+    'the session row',
+    (t: string) => `DELETE FROM ${t}.dshkit_sessions WHERE id = 'cut'`,
+    'holds 3 events, but its row counts 0; the session row was removed by hand',
+  ],
+])('%s removed by hand is refused at load and by reads, not papered over', async (_, remove, message) => {
+  const schema = freshSchema()
+  const config = { connectionString: server.url, sessionId: 'cut', schema }
+  const { session, fiber } = await open(config)
+  for (const id of ['a', 'b', 'c']) await session.append(call(id))
+  await fiber.dispose()
+  const client = await sql(server.url)
+  await client.query(remove(schema))
+  await client.end()
+  await expect(open(config)).rejects.toMatchObject({ code: 'SESSION_LOG_CORRUPT', message: expect.stringContaining(message) })
+  await expect(readSessionLog({ connectionString: server.url, schema, sessionId: 'cut' })).rejects.toMatchObject({ code: 'SESSION_LOG_CORRUPT' })
+})
+
 test('a missing session or schema reads as not found; listing an unmigrated schema is empty', async () => {
   const schema = freshSchema()
   await expect(readSessionLog({ connectionString: server.url, schema, sessionId: 'none' })).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' })

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { cleanup } from '@dshkit/testing'
 import { pendingCallsOf } from '@dshkit/session'
-import { LATEST_VERSION, listSessions, PostgresSessionStore, readSessionLog } from '../src/index.js'
+import { LATEST_VERSION, MIGRATIONS, listSessions, PostgresSessionStore, readSessionLog } from '../src/index.js'
 import { at, call, freshSchema, open, result, sql, useServer } from './helpers.js'
 
 afterEach(cleanup)
@@ -35,6 +35,33 @@ describe('session store on PostgreSQL', () => {
     try {
       const { rows } = await client.query(`SELECT version, name FROM ${schema}.dshkit_session_migrations ORDER BY version`)
       expect(rows.map((r) => r.version)).toEqual(Array.from({ length: LATEST_VERSION }, (_, i) => i + 1))
+    } finally {
+      await client.end()
+    }
+  })
+
+  test('a schema made by version 1 (events with a foreign key) is migrated: its sessions load, the key is gone', async () => {
+    const schema = freshSchema()
+    const client = await sql(server.url)
+    try {
+      await client.query(`CREATE SCHEMA ${schema}`)
+      await client.query(
+        `CREATE TABLE ${schema}.dshkit_session_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+      )
+      await client.query(MIGRATIONS[0].sql(schema))
+      await client.query(`INSERT INTO ${schema}.dshkit_session_migrations (version, name) VALUES (1, 'sessions and events')`)
+      await client.query(`INSERT INTO ${schema}.dshkit_sessions (id, last_seq) VALUES ('old', 1)`)
+      await client.query(`INSERT INTO ${schema}.dshkit_session_events (session_id, seq, type, body) VALUES ('old', 1, 'tool/call', $1)`, [
+        JSON.stringify(call('c1')),
+      ])
+      const keys = `SELECT count(*)::int AS n FROM pg_constraint WHERE conrelid = '${schema}.dshkit_session_events'::regclass AND contype = 'f'`
+      expect((await client.query(keys)).rows[0].n).toBe(1)
+      const { session, fiber } = await open({ connectionString: server.url, sessionId: 'old', schema })
+      expect(session.repaired).toMatchObject([{ callId: 'c1', error: { code: 'TOOL_OUTCOME_UNKNOWN' } }])
+      await fiber.dispose()
+      expect((await client.query(keys)).rows[0].n).toBe(0)
+      const { rows } = await client.query(`SELECT version FROM ${schema}.dshkit_session_migrations ORDER BY version`)
+      expect(rows.map((r) => r.version)).toEqual([1, 2])
     } finally {
       await client.end()
     }

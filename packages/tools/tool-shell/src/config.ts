@@ -11,6 +11,10 @@ const ms = (name: string) =>
 export const Config = strictConfig({
   defaultTimeoutMs: ms('defaultTimeoutMs').default(120_000).describe('Deadline of a call that names no timeoutMs.'),
   maxTimeoutMs: ms('maxTimeoutMs').default(600_000).describe('The largest timeoutMs a call may ask for (larger values are refused as invalid arguments).'),
+  nonZeroExit: z
+    .enum(['result', 'error'], { error: 'nonZeroExit must be "result" (report the exit code) or "error" (a failed call, as Claude Code marks it)' })
+    .default('result')
+    .describe('What a command that exits non-zero, is killed or times out is: an ordinary result, or a failed call (isError).'),
 })
   .prefault({})
   .refine((config) => config.defaultTimeoutMs <= config.maxTimeoutMs, {

@@ -1,7 +1,7 @@
 import type { JobOwner } from '@dshkit/jobs'
 import type { ShellService } from '@dshkit/shell'
 import { DEFAULT_LIMITS, limitMessage } from '@dshkit/process'
-import { defineTool } from '@dshkit/tools'
+import { defineTool, joinText } from '@dshkit/tools'
 import { z } from 'zod'
 import type { Config } from './config.js'
 import { renderShell, type ShellToolValue } from './render.js'
@@ -15,7 +15,10 @@ export function shellTool(shell: () => ShellService, config: Config, jobs: () =>
     name: 'shell',
     description:
       'Run a shell command line (bash -c: pipes, &&, redirections and quoting work) and get its exit code, stdout and stderr. ' +
-      'A non-zero exit code is reported, not treated as a failure. Each call starts a fresh shell in cwd: `cd` and variables do not carry over. ' +
+      (config.nonZeroExit === 'error'
+        ? 'A non-zero exit code makes the call fail (its output is still shown). '
+        : 'A non-zero exit code is reported, not treated as a failure. ') +
+      'Each call starts a fresh shell in cwd: `cd` and variables do not carry over. ' +
       `Output keeps the last part of each stream when it is long. Commands are killed, with everything they started, after timeoutMs (default ${config.defaultTimeoutMs} ms).`,
     parameters: z.object({
       command: z.string().min(1, 'command must not be empty').describe('The command line to run.'),
@@ -53,7 +56,7 @@ export function shellTool(shell: () => ShellService, config: Config, jobs: () =>
       // Cancelled from outside (the caller, timeout-policy): the pipeline reports that, not a half result.
       if (run.signal.aborted) throw run.signal.reason
       if (result.error) throw Object.assign(new Error(result.error), { retryable: false })
-      return {
+      const value: ShellToolValue = {
         exitCode: result.exitCode,
         signal: result.signal,
         stdout: result.stdout.text,
@@ -65,6 +68,9 @@ export function shellTool(shell: () => ShellService, config: Config, jobs: () =>
         sandboxed: result.sandboxed,
         ...(result.limit ? { limit: limitMessage(result.limit, shell().defaults.limits ?? DEFAULT_LIMITS) } : {}),
       }
+      // The model reads the same text either way; only whether the call failed changes.
+      if (config.nonZeroExit === 'error' && value.exitCode !== 0) throw Object.assign(new Error(joinText(renderShell(value))), { retryable: false })
+      return value
     },
   })
 }

@@ -130,3 +130,22 @@ describe('config', () => {
     await expect(ctx.plugin(ToolShell, config as never)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining(message) })
   })
 })
+
+test("nonZeroExit: 'error' makes a non-zero exit, a kill and a timeout failed calls with the same text; exit 0 stays a result", async () => {
+  const { call } = await setup({ tool: { nonZeroExit: 'error' } })
+  const failed = await call('shell', { command: 'echo out; echo oops >&2; exit 3' })
+  expect(failed).toMatchObject({
+    isError: true,
+    error: { code: 'TOOL_ERROR', message: expect.stringMatching(/^exit code 3 \(\d+ ms\)\nstdout:\nout\n\nstderr:\noops/) },
+  })
+  expect(await call('shell', { command: 'kill -9 $$' })).toMatchObject({ isError: true, error: { message: expect.stringMatching(/^killed by SIGKILL/) } })
+  expect(await call('shell', { command: 'sleep 5', timeoutMs: 200 })).toMatchObject({
+    isError: true,
+    error: { message: expect.stringMatching(/^timed out after 200 ms/) },
+  })
+  expect(await call('shell', { command: 'true' })).toMatchObject({ isError: false, value: { exitCode: 0 } })
+})
+
+test('nonZeroExit is checked: a typo is refused with the choices', async () => {
+  await expect(setup({ tool: { nonZeroExit: 'fail' as any } })).rejects.toThrow(/nonZeroExit must be "result" \(report the exit code\) or "error"/)
+})
