@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import type { ResourceLimits } from '@dshkit/process'
 import { mapToolCall, unmapToolInput, type ToolDialect, type ToolNameMapping } from './mapping.js'
 import { mergeVerdicts, toleratedError, type MergedVerdict, type OnError } from './merge.js'
@@ -159,6 +160,8 @@ export function createHookBridge(options: HookBridgeOptions) {
   const sourceOf = (command: string) => `${source}: ${command}`
   // Disposing the bridge stops every hook it started, async ones included: nothing outlives the plugin.
   const lifetime = new AbortController()
+  // Async hooks of many calls may run at once, each listening on it.
+  setMaxListeners(0, lifetime.signal)
   if (dialect === 'codex') {
     // Codex has no such events; hooks configured for them would otherwise never run without a word.
     for (const event of ['PostToolUseFailure', 'PermissionDenied'] as const) {
@@ -184,7 +187,10 @@ export function createHookBridge(options: HookBridgeOptions) {
       tool_use_id: call.callId,
       ...extra,
     }
-    const run = runOptions(payload, AbortSignal.any([call.signal, lifetime.signal]))
+    const signal = AbortSignal.any([call.signal, lifetime.signal])
+    // Each hook of the event listens on it; two dozen hooks are a normal setup, not a leak.
+    setMaxListeners(selected.length + 10, signal)
+    const run = runOptions(payload, signal)
     // async handlers run in the background: they never block or change the call (and never in a dry run).
     if (!call.dryRun)
       for (const hook of selected) if (hook.async) void startAsyncHandler(hook, event, run).then((result) => rewakes.offer(hook, result, logger))
@@ -193,7 +199,10 @@ export function createHookBridge(options: HookBridgeOptions) {
         .filter((hook) => !hook.async)
         .map(async (hook) => {
           const label = handlerLabel(hook)
-          const verdict = interpretHookOutput(label, parseHookOutput(await runHandler(hook, run)), event, { askSupported })
+          const verdict = interpretHookOutput(label, parseHookOutput(await runHandler(hook, run)), event, {
+            askSupported,
+            updatedInputNeedsAllow: dialect === 'codex',
+          })
           handlerOf.set(verdict, handlerKey(hook))
           hookOf.set(verdict, hook)
           return verdict
@@ -299,7 +308,7 @@ export function createHookBridge(options: HookBridgeOptions) {
     const { input, command } = merged.updatedInput!
     let args: HookJson
     try {
-      args = toJson(unmapToolInput(input, call.arguments, toolNames.get(call.name)))
+      args = toJson(unmapToolInput(input, call.arguments, toolNames.get(call.name), call.name))
     } catch (error) {
       return {
         kind: 'deny',
@@ -342,7 +351,7 @@ export function createHookBridge(options: HookBridgeOptions) {
   /** PostToolUse: blocks and failures never undo the call; Claude Code keeps the output, Codex shows the feedback instead. */
   async function postToolUse(call: HookCall, inner: HookCallResult, original: string | null | undefined, timing: Timing): Promise<PostAnswer | undefined> {
     const mapping = toolNames.get(call.name)
-    const response = toolResponse(dialect, mapping, { args: call.arguments, value: inner.value, content: inner.content, original }, projectDir)
+    const response = toolResponse(dialect, mapping, { args: call.arguments, value: inner.value, content: inner.content, original, tool: call.name }, projectDir)
     const verdicts = await runEvent('PostToolUse', call, { tool_response: response as HookJson, ...(dialect === 'claude-code' && timing) })
     if (!verdicts.length) return
     record(call.token, 'PostToolUse', verdicts)

@@ -109,11 +109,12 @@ function asyncProblem(result: HookRunResult): string | undefined {
 
 /**
  * The argv before the command text. Claude Code's default `shell` is bash; `powershell` runs `pwsh`.
- * Codex runs `$SHELL -lc <command>`, `/bin/sh -lc` when SHELL is unset.
+ * `login-shell` is `$SHELL -lc <command>` (`/bin/sh -lc` when SHELL is unset); Codex (0.171, measured) runs `/bin/bash -c`.
  */
 export function shellArgv(shell: HookShell, env: NodeJS.ProcessEnv): string[] {
   if (shell === 'powershell') return ['pwsh', '-NoProfile', '-NonInteractive', '-Command']
   if (shell === 'login-shell') return [env.SHELL || '/bin/sh', '-lc']
+  if (shell === 'bin-bash') return ['/bin/bash', '-c']
   return ['bash', '-c']
 }
 

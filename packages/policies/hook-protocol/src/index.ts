@@ -15,7 +15,7 @@ export * from './if-rule.js'
 export { bashRuleMatches, plainRuleMatches, simpleCommand } from './if-bash.js'
 export * from './context.js'
 export * from './responses.js'
-export { applyPatchText } from './patch.js'
+export { applyPatchText, patchArguments } from './patch.js'
 export * from './accepted.js'
 // Hook bridges configure hook commands' limits with the shell's own keys.
 export type { ResourceLimits } from '@dshkit/process'

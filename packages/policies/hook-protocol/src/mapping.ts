@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path'
-import { applyPatchText } from './patch.js'
+import { applyPatchText, patchArguments } from './patch.js'
 
 /** Which of Claude Code's / Codex's built-in tools a mapping stands for: decides `tool_response` and special inputs. */
 export type ToolShape = 'read' | 'write' | 'edit' | 'glob' | 'bash' | 'apply_patch'
@@ -97,15 +97,25 @@ export function mapToolCall(name: string, args: unknown, mapping: ToolNameMappin
 
 /**
  * A hook's `updatedInput` (in its names) as our arguments: it replaces everything the hook was shown;
- * arguments it was not shown (Codex's Bash sees only `command`) are kept. Throws when it cannot be mapped.
+ * arguments it was not shown (Codex's Bash sees only `command`) are kept. An apply_patch rewrite (our fs_write /
+ * fs_edit, `tool`) is read back from the patch text. Throws when it cannot be mapped.
  */
-export function unmapToolInput(updated: Record<string, unknown>, args: unknown, mapping: ToolNameMapping | undefined): Record<string, unknown> {
+export function unmapToolInput(updated: Record<string, unknown>, args: unknown, mapping: ToolNameMapping | undefined, tool = ''): Record<string, unknown> {
   if (nestedDeeperThan(updated, MAX_INPUT_DEPTH)) throw new Error(`updatedInput is nested more than ${MAX_INPUT_DEPTH} levels deep`)
   if (!mapping) return { ...updated }
-  if (mapping.shape === 'apply_patch') {
-    throw new Error('updatedInput for apply_patch cannot be applied: the call is a dshkit fs_write/fs_edit, not a patch')
-  }
   const ours = typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {}
+  if (mapping.shape === 'apply_patch') {
+    const extra = Object.keys(updated).filter((key) => key !== 'command')
+    if (extra.length) throw new Error(`updatedInput for apply_patch has only "command" (the patch); it also has ${extra.map((k) => `"${k}"`).join(', ')}`)
+    // The patch the hook was shown, given back: no change (read back, a last line without newline would gain one).
+    if (updated.command === applyPatchText(tool, ours)) return { ...ours }
+    try {
+      // Arguments a patch cannot say (fs_edit's replaceAll) stay as they were.
+      return { ...ours, ...patchArguments(tool, updated.command) }
+    } catch (error) {
+      throw new Error(`updatedInput for apply_patch cannot be applied: ${(error as Error).message}`)
+    }
+  }
   const result: Record<string, unknown> = {}
   const theirsOf = new Map(Object.entries(mapping.arguments ?? {}).map(([theirs, key]) => [key, theirs]))
   if (mapping.mappedOnly) {

@@ -71,8 +71,11 @@ export function openHookBridge(options: OpenHookBridgeOptions) {
   if (settings.ignoredEvents.length) {
     logger.info('%s: events dshkit does not know are ignored: %s', settings.files.join(', ') || settings.file, settings.ignoredEvents.join(', '))
   }
-  if (HOOK_EVENTS.every((event) => !settings[event].length)) {
-    logger.warn('%s configures no hooks; no hook will run', settings.files.join(', ') || settings.file)
+  if (!settings.files.length) {
+    // Naming a file that is not there as if it had no hooks would hide that nothing was read at all.
+    logger.warn('none of the %s files exists (looked for %s); no hook will run', options.label, missing.join(', ') || '(none configured)')
+  } else if (HOOK_EVENTS.every((event) => !settings[event].length)) {
+    logger.warn('%s configures no hooks; no hook will run', settings.files.join(', '))
   }
   return createHookBridge({
     source: options.source,

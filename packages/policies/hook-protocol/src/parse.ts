@@ -108,6 +108,11 @@ export interface HookVerdict {
 export interface InterpretOptions {
   /** False for harnesses whose pre hooks can only deny or rewrite (Codex): `ask`, `defer` and a bare `allow` are ignored with a warning. */
   askSupported: boolean
+  /**
+   * Codex: an `updatedInput` counts only with `permissionDecision: "allow"`; with any other decision (or none) the
+   * answer is invalid, which Codex treats as a failed hook (so `onError` decides). Claude Code applies it either way.
+   */
+  updatedInputNeedsAllow?: boolean
 }
 
 /** Reads the JSON fields of one hook's output for one event. Wrong field types are errors (fail closed). */
@@ -185,6 +190,12 @@ function readPreToolUse(
   const permissionReason = optionalString(specific, 'permissionDecisionReason', 'hookSpecificOutput.')
   if (specific && Object.hasOwn(specific, 'updatedInput')) {
     if (!isObject(specific.updatedInput)) throw new TypeError('hookSpecificOutput.updatedInput must be an object (the whole new tool_input)')
+    if (options.updatedInputNeedsAllow && permission !== 'allow') {
+      const got = permission === undefined ? 'no permissionDecision' : `permissionDecision ${JSON.stringify(permission)}`
+      throw new TypeError(
+        `hookSpecificOutput.updatedInput is only valid with permissionDecision "allow" (got ${got}); Codex counts such an answer as a failed hook`,
+      )
+    }
     // A denial runs nothing, so there is nothing to rewrite.
     if (permission !== 'deny') verdict.updatedInput = specific.updatedInput
   }

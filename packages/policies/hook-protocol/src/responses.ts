@@ -11,16 +11,18 @@ export interface ResponseSource {
   content: unknown
   /** A Write/Edit's file before the call: null when there was none, undefined when not known (see originals.ts). */
   original?: string | null
+  /** Our tool's name (fs_write or fs_edit decide Codex's apply_patch summary). */
+  tool?: string
 }
 
 /**
  * `tool_response` as the product gives it for the mapped tool (measured: tests/fixtures of hooks-claude-code). Claude
  * Code: a structured object per built-in tool (Write → `{ type, filePath, content, structuredPatch, originalFile,
  * userModified }`, Bash → `{ stdout, stderr, interrupted, isImage, noOutputExpected }`…); other tools give their value.
- * Codex: the output text the model sees.
+ * Codex: see `codexResponse`.
  */
 export function toolResponse(dialect: ToolDialect, mapping: ToolNameMapping | undefined, source: ResponseSource, projectDir: string): unknown {
-  if (dialect === 'codex') return mapping ? contentText(source.content) : (source.value ?? null)
+  if (dialect === 'codex') return codexResponse(mapping, source)
   const args = asObject(source.args)
   const abs = (path: unknown) => (typeof path === 'string' && path && !isAbsolute(path) ? resolve(projectDir, path) : path)
   switch (mapping?.shape) {
@@ -65,6 +67,24 @@ export function toolResponse(dialect: ToolDialect, mapping: ToolNameMapping | un
     default:
       return source.value ?? null
   }
+}
+
+/**
+ * Codex's `tool_response`: for Bash the command's raw output as one string (no exit code or timing header; Codex
+ * merges the streams, here stdout then stderr); for apply_patch its summary `Success. Updated the following files:\nA <path>\n`
+ * (`M` for an edit); other mapped tools the output text the model sees; unmapped tools their value.
+ */
+function codexResponse(mapping: ToolNameMapping | undefined, source: ResponseSource): unknown {
+  if (!mapping) return source.value ?? null
+  const v = asObject(source.value)
+  const output = v.stdout !== undefined || v.stderr !== undefined
+  // A configured mapping named Bash (no shape) is still Codex's shell tool to the scripts.
+  if ((mapping.shape === 'bash' || mapping.name === 'Bash') && output) return streamText(v.stdout) + streamText(v.stderr)
+  if (mapping.shape === 'apply_patch') {
+    const path = asObject(source.args).path
+    return `Success. Updated the following files:\n${source.tool === 'fs_edit' ? 'M' : 'A'} ${String(path)}\n`
+  }
+  return contentText(source.content)
 }
 
 /**

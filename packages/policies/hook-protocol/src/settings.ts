@@ -3,8 +3,8 @@ import { closestKey, unknownKeyMessage } from '@dshkit/common'
 import { compileIfRule, type IfRule } from './if-rule.js'
 import { compileMatcher, type MatcherDialect, type ToolMatcher } from './matcher.js'
 
-/** How a shell-form command is run: Claude Code's `shell` values, or Codex's `$SHELL -lc`. */
-export type HookShell = 'bash' | 'powershell' | 'login-shell'
+/** How a shell-form command is run: Claude Code's `shell` values, `$SHELL -lc`, or Codex's `/bin/bash -c`. */
+export type HookShell = 'bash' | 'powershell' | 'login-shell' | 'bin-bash'
 
 export interface HookCommand {
   /** Shell text (shell form), or the executable to spawn (exec form, with `args`); placeholders substituted. */
@@ -67,6 +67,14 @@ export interface ParseOptions {
   placeholders?: Record<string, string>
   /** Added to the environment of every hook from this file. */
   env?: Record<string, string>
+  /** The file's format when it is not JSON (Codex's config.toml): its name for errors, and a parser to the settings object. */
+  format?: SettingsFormat
+}
+
+/** A settings file format other than JSON; `parse` throws on bad text and returns `{ hooks? }`. */
+export interface SettingsFormat {
+  name: string
+  parse(text: string): unknown
 }
 
 /** Thrown for a settings file that cannot be used; the message names the file and the field. */
@@ -107,9 +115,9 @@ export function loadHookSettings(file: string, label: string, options: ParseOpti
   }
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = options.format ? options.format.parse(text) : JSON.parse(text)
   } catch (error) {
-    throw new HookSettingsError(`the ${label} file ${file} is not valid JSON: ${(error as Error).message}`)
+    throw new HookSettingsError(`the ${label} file ${file} is not valid ${options.format?.name ?? 'JSON'}: ${(error as Error).message}`)
   }
   return parseHookSettings(json, file, label, options)
 }
@@ -224,7 +232,7 @@ function parseCommand(hook: unknown, path: string, context: Context): HookComman
   const raw = own(h, 'command')
   if (typeof raw !== 'string' || !raw.trim()) fail(`${path}.command`, 'must be a non-empty string')
   const substitute = (text: string) => substitutePlaceholders(text, options.placeholders)
-  const command: HookCommand = { command: substitute(raw as string), shell: dialect === 'codex' ? 'login-shell' : 'bash', async: false, file: context.file }
+  const command: HookCommand = { command: substitute(raw as string), shell: dialect === 'codex' ? 'bin-bash' : 'bash', async: false, file: context.file }
   if (options.env && Object.keys(options.env).length) command.env = options.env
   const timeout = dialect === 'codex' ? (own(h, 'timeout') ?? own(h, 'timeoutSec')) : own(h, 'timeout')
   if (timeout !== undefined && timeout !== null) command.timeoutMs = seconds(timeout, `${path}.timeout`, dialect, fail)

@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs'
 import type { MatcherDialect } from './matcher.js'
-import { emptyHookSettings, HOOK_EVENTS, loadHookSettings, type HookSettings } from './settings.js'
+import { emptyHookSettings, HOOK_EVENTS, loadHookSettings, type HookSettings, type SettingsFormat } from './settings.js'
 
 /** Where a settings file sits in the merge; `managed` outranks the others for `disableAllHooks`. */
 export type HookSourceKind = 'managed' | 'user' | 'project' | 'local' | 'config' | 'plugin'
@@ -14,6 +14,8 @@ export interface HookSourceFile {
   placeholders?: Record<string, string>
   /** Variables added to the environment of this file's hooks. */
   env?: Record<string, string>
+  /** The file's format when it is not JSON (see `SettingsFormat`). */
+  format?: SettingsFormat
 }
 
 export interface LoadedHookSources {
@@ -43,7 +45,10 @@ export function loadHookSources(sources: readonly HookSourceFile[], label: strin
     const identity = realFile(source.file)
     if (seen.has(identity)) continue
     seen.add(identity)
-    loaded.push({ source, settings: loadHookSettings(source.file, label, { dialect, placeholders: source.placeholders, env: source.env }) })
+    loaded.push({
+      source,
+      settings: loadHookSettings(source.file, label, { dialect, placeholders: source.placeholders, env: source.env, format: source.format }),
+    })
   }
   const merged = emptyHookSettings(loaded[0]?.source.file ?? sources[0]?.file ?? '(no settings file)', dialect)
   merged.files = loaded.map(({ source }) => source.file)

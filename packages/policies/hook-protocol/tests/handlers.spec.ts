@@ -91,14 +91,20 @@ describe('shell form', () => {
     expect(() => handler({ command: 'x', shell: 'zsh' })).toThrow(/hooks\[0\]\.shell is "zsh"; use "bash" \(the default\) or "powershell"/)
   })
 
-  test('Codex hooks run as `$SHELL -lc`, /bin/sh when SHELL is unset', async () => {
+  test('`login-shell` is `$SHELL -lc`, /bin/sh when SHELL is unset', () => {
     expect(shellArgv('login-shell', { SHELL: '/bin/zsh' })).toEqual(['/bin/zsh', '-lc'])
     expect(shellArgv('login-shell', {})).toEqual(['/bin/sh', '-lc'])
-    const hook = handler({ command: 'echo "$0"' }, 'codex')
-    expect(hook.shell).toBe('login-shell')
-    const env = { PATH: process.env.PATH, HOME: await tempDir() }
-    expect((await runHandler(hook, { ...base, cwd: await tempDir(), env })).stdout.trim()).toBe('/bin/sh')
-    expect((await runHandler(hook, { ...base, cwd: await tempDir(), env: { ...env, SHELL: '/bin/bash' } })).stdout.trim()).toBe('/bin/bash')
+  })
+
+  test('Codex hooks run as `/bin/bash -c`, not a login shell: a profile that prints stays silent, whatever $SHELL is', async () => {
+    expect(shellArgv('bin-bash', { SHELL: '/bin/zsh' })).toEqual(['/bin/bash', '-c'])
+    const hook = handler({ command: 'echo "$0"; shopt -q login_shell && echo login' }, 'codex')
+    expect(hook.shell).toBe('bin-bash')
+    const home = await tempDir()
+    // A login bash would run this and print before the hook's answer.
+    await writeFile(join(home, '.bash_profile'), 'echo profile-noise\n')
+    const env = { PATH: process.env.PATH, HOME: home, SHELL: '/bin/sh' }
+    expect((await runHandler(hook, { ...base, cwd: await tempDir(), env })).stdout).toBe('/bin/bash\n')
   })
 })
 

@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'vitest'
-import { interpretHookOutput, mergeVerdicts, parseHookOutput, runHook, type HookVerdict } from '../src/index.js'
+import { interpretHookOutput, mergeVerdicts, parseHookOutput, runHook, type HookVerdict, type InterpretOptions } from '../src/index.js'
 
 const claude = { askSupported: true }
 const codex = { askSupported: false }
 
 /** Runs `command` for real and reads its answer for `event`. */
-async function verdictOf(command: string, event: 'PreToolUse' | 'PostToolUse' = 'PreToolUse', options = claude) {
+async function verdictOf(command: string, event: 'PreToolUse' | 'PostToolUse' = 'PreToolUse', options: InterpretOptions = claude) {
   const result = await runHook({ command, payload: {}, timeoutMs: 5000 })
   return interpretHookOutput(command, parseHookOutput(result), event, options)
 }
@@ -70,6 +70,25 @@ describe('interpretHookOutput', () => {
       }),
     )
     expect(verdict).toMatchObject({ decision: 'allow', context: 'for the model', systemMessage: 'for the user', updatedInput: { file_path: '/elsewhere' } })
+  })
+
+  test.each([['ask'], ['defer'], [undefined]])(
+    'updatedInput with permissionDecision %s: Claude Code applies it, Codex counts the answer as a failed hook',
+    async (permission) => {
+      const answer = json({ hookSpecificOutput: { permissionDecision: permission, updatedInput: { command: 'echo rewritten' } } })
+      expect(await verdictOf(answer)).toMatchObject({ updatedInput: { command: 'echo rewritten' } })
+      const codexVerdict = await verdictOf(answer, 'PreToolUse', { ...codex, updatedInputNeedsAllow: true })
+      expect(codexVerdict).toMatchObject({ decision: 'error', reason: expect.stringContaining('only valid with permissionDecision "allow"') })
+      expect(codexVerdict.updatedInput).toBeUndefined()
+    },
+  )
+
+  test('updatedInput with allow is a rewrite for Codex too', async () => {
+    const answer = json({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: { command: 'echo rewritten' } } })
+    expect(await verdictOf(answer, 'PreToolUse', { ...codex, updatedInputNeedsAllow: true })).toMatchObject({
+      decision: 'allow',
+      updatedInput: { command: 'echo rewritten' },
+    })
   })
 
   test('PostToolUse decision block blocks; PreToolUse fields are not read there', async () => {

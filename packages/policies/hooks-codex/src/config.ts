@@ -15,7 +15,8 @@ const Plugin = z.union([z.string().min(1), strictConfig({ root: z.string().min(1
   error: 'a plugins entry is the plugin root dir, or { root, data? }',
 })
 
-const CONFIG_PATH_REQUIRED = 'configPath is required: the Codex hooks.json whose hooks to run (e.g. ".codex/hooks.json"), unless sources or plugins name some'
+const CONFIG_PATH_REQUIRED =
+  'configPath is required: the Codex hooks.json or config.toml whose hooks to run (e.g. ".codex/hooks.json"), unless sources or plugins name some'
 
 export const Config = strictConfig({
   configPath: z.string({ error: CONFIG_PATH_REQUIRED }).min(1, 'configPath must not be empty').optional(),
@@ -44,8 +45,11 @@ export const Config = strictConfig({
     )
     .default({}),
   sessionId: z.string().min(1).optional(),
+  /** The payload's `turn_id`; dshkit's tool pipeline sees no turns, so by default one id per plugin instance. */
+  turnId: z.string().min(1).optional(),
   transcriptPath: z.string().nullable().optional(),
   permissionMode: z.enum(PERMISSION_MODES).optional(),
+  /** The payload's `model`; by default the `model` of the config.toml files read (project over user). */
   model: z.string().min(1).optional(),
 })
   .superRefine((config, ctx) => {

@@ -10,8 +10,6 @@ import { z } from 'zod'
 import HooksCodex, { type ConfigInput } from '../src/index.js'
 
 afterEach(cleanup)
-// Codex runs hooks with `$SHELL -lc`; a login bash on this machine runs pyenv init (~3 s), a login sh does not.
-process.env.SHELL = '/bin/sh'
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url))
 const script = (file: string, ...args: string[]) => [join(fixtures, file), ...args].join(' ')
@@ -135,13 +133,17 @@ describe('PostToolUse', () => {
 test('the payload carries the Codex fields; no CLAUDE_PROJECT_DIR', async () => {
   const projectDir = await tempDir('hooks-codex-')
   const record = `node ${script('record.mjs', projectDir)}`
-  const { run } = await codex({ PreToolUse: [handlers('*', record)], PostToolUse: [handlers('*', record)] }, { projectDir, sessionId: 'thread-7' })
+  const { run } = await codex(
+    { PreToolUse: [handlers('*', record)], PostToolUse: [handlers('*', record)] },
+    { projectDir, sessionId: 'thread-7', turnId: 'turn-2' },
+  )
   await run('echo hi')
   const pre = JSON.parse(await readFile(join(projectDir, 'PreToolUse.json'), 'utf8'))
   expect(pre).toEqual({
     claudeDir: process.env.CLAUDE_PROJECT_DIR ?? null,
     payload: {
       session_id: 'thread-7',
+      turn_id: 'turn-2',
       transcript_path: null,
       cwd: projectDir,
       permission_mode: 'dontAsk',
@@ -152,8 +154,8 @@ test('the payload carries the Codex fields; no CLAUDE_PROJECT_DIR', async () => 
     },
   })
   const post = JSON.parse(await readFile(join(projectDir, 'PostToolUse.json'), 'utf8'))
-  // Codex gives hooks the output text the model sees.
-  expect(post.payload).toMatchObject({ hook_event_name: 'PostToolUse', tool_response: expect.stringContaining('"stdout": "ok"') })
+  // Codex gives hooks the command's raw output (this fake shell printed "ok").
+  expect(post.payload).toMatchObject({ hook_event_name: 'PostToolUse', turn_id: 'turn-2', tool_response: 'ok' })
 })
 
 describe('plugin lifecycle', () => {

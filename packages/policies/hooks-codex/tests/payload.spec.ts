@@ -10,8 +10,6 @@ import { afterEach, describe, expect, test } from 'vitest'
 import HooksCodex, { type ConfigInput } from '../src/index.js'
 
 afterEach(cleanup)
-// Codex runs hooks with `$SHELL -lc`; a login sh starts fast where a login bash may run profile scripts.
-process.env.SHELL = '/bin/sh'
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url))
 const py = (name: string, ...args: string[]) => ['python3', join(fixtures, name), ...args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`)].join(' ')
@@ -35,6 +33,7 @@ describe('what Codex hooks receive', () => {
     const write = await p.seen('PreToolUse', 'apply_patch')
     expect(write).toEqual({
       session_id: 'thread-1',
+      turn_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       transcript_path: null,
       cwd: p.dir,
       model: 'gpt-5-codex',
@@ -50,15 +49,16 @@ describe('what Codex hooks receive', () => {
     )
   })
 
-  test('shell is Bash with { command } alone; tool_response is the output text the model sees', async () => {
+  test('shell is Bash with { command } alone; tool_response is the raw output, as Codex sends it', async () => {
     const p = await project({ PreToolUse: [on('^Bash$', py('record.py', '.'))], PostToolUse: [on('^Bash$', py('record.py', '.'))] })
-    const result = await p.call('shell', { command: 'echo hi; exit 4', description: 'fails', timeoutMs: 4000 })
+    const result = await p.call('shell', { command: 'echo hi; echo oops >&2; exit 4', description: 'fails', timeoutMs: 4000 })
     expect(result).toMatchObject({ isError: false, value: { exitCode: 4, stdout: 'hi\n' } })
-    expect((await p.seen('PreToolUse', 'Bash')).tool_input).toEqual({ command: 'echo hi; exit 4' })
-    // Codex has no PostToolUseFailure: a non-zero exit is an ordinary PostToolUse.
+    expect((await p.seen('PreToolUse', 'Bash')).tool_input).toEqual({ command: 'echo hi; echo oops >&2; exit 4' })
+    // Codex has no PostToolUseFailure: a non-zero exit is an ordinary PostToolUse, its output a plain string
+    // (no exit code or timing header, which the model's text has).
     const after = await p.seen('PostToolUse', 'Bash')
-    expect(after.tool_response).toBe(result.content[0].type === 'text' ? result.content[0].text : undefined)
-    expect(after.tool_response).toMatch(/exit code 4[\s\S]*hi/)
+    expect(after.tool_response).toBe('hi\noops\n')
+    expect(result.content[0].type === 'text' && result.content[0].text).toMatch(/exit code 4/)
   })
 })
 
@@ -75,7 +75,7 @@ describe('what Codex hook answers do', () => {
     expect(result.meta).toMatchObject({ effectiveArguments: { command: 'pwd', cwd: 'sub' } })
   })
 
-  test('updatedInput for apply_patch cannot be applied to our file tools: the call is denied, saying why', async () => {
+  test('an apply_patch updatedInput that changes no file cannot be applied: the call is denied, saying why', async () => {
     const rewrite = py(
       'answer.py',
       JSON.stringify({
@@ -84,7 +84,12 @@ describe('what Codex hook answers do', () => {
     )
     const p = await project({ PreToolUse: [on('^apply_patch$', rewrite)] })
     const result = await p.call('fs_write', { path: 'a.txt', content: 'x' })
-    expect(result).toMatchObject({ error: { code: 'DENIED', message: expect.stringContaining('updatedInput for apply_patch cannot be applied') } })
+    expect(result).toMatchObject({
+      error: {
+        code: 'DENIED',
+        message: expect.stringContaining('updatedInput for apply_patch cannot be applied: the patch must change exactly one file here'),
+      },
+    })
   })
 
   test('PostToolUse decision block replaces the output with the feedback (the command ran)', async () => {

@@ -4,16 +4,15 @@ import { cleanup, tempDir } from '@dshkit/testing'
 import { afterEach, beforeEach } from 'vitest'
 
 /**
- * Gives each test its own $CODEX_HOME (where the user hooks.json lives) and restores the environment after.
- * A plain sh as $SHELL keeps `$SHELL -lc` fast (a login bash here runs pyenv init). Returns the current home.
+ * Gives each test its own $CODEX_HOME (where the user hooks.json and config.toml live) and restores it after.
+ * Returns the current home.
  */
 export function useCodexHome(): () => string {
   let home = ''
-  const saved = { CODEX_HOME: process.env.CODEX_HOME, SHELL: process.env.SHELL }
+  const saved = { CODEX_HOME: process.env.CODEX_HOME }
   beforeEach(async () => {
     home = await tempDir('codex-home-')
     process.env.CODEX_HOME = home
-    process.env.SHELL = '/bin/sh'
   })
   afterEach(async () => {
     for (const [key, value] of Object.entries(saved)) {

@@ -74,12 +74,12 @@ describe('hooks.json sources', () => {
     expect((await lines(log)).sort()).toEqual(['project', 'user'])
   })
 
-  test('a plugin hooks.json gets ${PLUGIN_ROOT} filled in and PLUGIN_ROOT, PLUGIN_DATA and their CLAUDE_ twins; hooks run as `$SHELL -lc`', async () => {
+  test('a plugin hooks.json gets ${PLUGIN_ROOT} filled in and PLUGIN_ROOT, PLUGIN_DATA and their CLAUDE_ twins; hooks run as `/bin/bash -c`', async () => {
     const data = await tempDir('codex-plugin-data-')
     const root = join(fixtures, 'plugin-notes')
     const { call, logs } = await bootCodex({ plugins: [{ root, data }] })
     expect(await call('shell', { command: 'ls' })).toMatchObject({ isError: false })
-    await eventually(async () => expect(await lines(join(data, 'notes.log'))).toEqual([`${root}|${root}|${data}|${data}|/bin/sh`]))
+    await eventually(async () => expect(await lines(join(data, 'notes.log'))).toEqual([`${root}|${root}|${data}|${data}|/bin/bash`]))
     expect(logs.map((l) => l.text)).toContain('Logging the command (hook `sh ' + root + '/log.sh "$0"`)')
   })
 
