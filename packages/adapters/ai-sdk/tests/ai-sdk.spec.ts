@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import { generateText, isStepCount, type ModelMessage } from 'ai'
-import { cleanup, eventually, psMatching, uniqueSleep } from '@dshkit/testing'
+import { cleanup, eventually, plug, psMatching, uniqueSleep } from '@dshkit/testing'
 import { DshkitToolError, dshkitTools, turnConcluded } from '../src/index.js'
 import { expectStepScheduled, harness, mockModel, plugFinisher, plugStopper, textStep, toolOutputsSeen, toolStep } from './helpers.js'
 
@@ -125,4 +125,29 @@ test("a stop (a hook's continue: false) ends the run through turnConcluded; the 
     ['r1', 'test-stopper'],
   ])
   expect(String((errors[1].error as DshkitToolError).result.error.message)).toMatch(/probe_read was not run: test-stopper stopped the session \(kill switch\)/)
+})
+
+test('session hooks around generateText: a Stop hook that blocks gets one more turn with its reason; UserPromptSubmit can refuse', async () => {
+  const { ctx } = await harness()
+  // Stands in for a hook bridge (hooks-claude-code answers loop/lifecycle the same way).
+  await plug(ctx, {
+    name: 'stop-gate',
+    apply: (ctx: any) =>
+      ctx.on('loop/lifecycle', async (event: any, answer: any) => {
+        if (event.name === 'Stop' && !event.stopHookActive) answer({ block: { reason: 'run the tests first', by: 'gate' } })
+        if (event.name === 'UserPromptSubmit' && event.prompt.includes('secret')) answer({ block: { reason: 'no secrets', by: 'gate' } })
+      }),
+  })
+  expect((await ctx.loop.lifecycle({ name: 'UserPromptSubmit', prompt: 'my secret' })).block?.reason).toBe('no secrets')
+  const model = mockModel(textStep('done'), textStep('tests pass'))
+  const messages: ModelMessage[] = [{ role: 'user', content: 'fix it' }]
+  for (let stopHookActive = false; ; stopHookActive = true) {
+    const result = await generateText({ model, tools: dshkitTools(ctx), messages, stopWhen: [turnConcluded, isStepCount(5)] })
+    messages.push(...result.response.messages)
+    const stop = await ctx.loop.lifecycle({ name: 'Stop', stopHookActive })
+    if (!stop.block) break
+    messages.push({ role: 'user', content: stop.block.reason })
+  }
+  expect(model.doGenerateCalls).toHaveLength(2)
+  expect(JSON.stringify(model.doGenerateCalls[1].prompt)).toContain('run the tests first')
 })
