@@ -1,4 +1,4 @@
-/** A file's content before a file tool changed it, as the `fs/before-change` event (@dshkit/tool-fs) gives it. */
+/** A file's content before a tool changed it, as the `fs/before-change` event (@dshkit/fs) gives it. */
 export interface BeforeChange {
   readonly callId: string
   /** sha256 of the content before, `absent` or `unknown`. */

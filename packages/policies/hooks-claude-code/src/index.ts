@@ -7,6 +7,8 @@ import { Config, type ConfigInput } from './config.js'
 import { claudeSources } from './sources.js'
 // The `loop/lifecycle` event's types.
 import type {} from '@dshkit/agent-loop'
+// The fs/before-change event's types.
+import type {} from '@dshkit/fs'
 
 export const name = 'hooks-claude-code'
 export { Config, type ConfigInput } from './config.js'
@@ -51,8 +53,8 @@ export const apply = (ctx: Context, input: ConfigInput) => {
   ctx.on('tools/post-execute', bridge.postExecute)
   // The harness's moments (SessionStart, UserPromptSubmit, Stop…), fired through ctx.loop.lifecycle.
   ctx.on('loop/lifecycle', async (event, answer) => answer(await bridge.lifecycle(event)))
-  // Write/Edit payloads carry the file as it was (originalFile, structuredPatch); tool-fs emits this event, when installed.
-  ctx.on('fs/before-change' as 'tools/result', bridge.beforeChange as never)
+  // Write/Edit payloads carry the file as it was (originalFile, structuredPatch); tool-fs emits this event.
+  ctx.on('fs/before-change', async (change) => bridge.beforeChange(change))
   if (bridge.answersPermissionRequests) {
     // approval is optional: this part waits for it, then PermissionRequest hooks answer asks before a person does.
     ctx.plugin({

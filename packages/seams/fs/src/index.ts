@@ -4,6 +4,7 @@ import { Config } from './config.js'
 export * from './errors.js'
 export * from './resolve.js'
 export * from './service.js'
+export type { FsChange } from './change.js'
 export { Config, type ConfigInput } from './config.js'
 
 /** The service name providers register under (`ctx.fs`). */

@@ -32,7 +32,7 @@ export interface ShellSpec extends ProcessSpec {
   beforeChange?: (change: ShellFileChange) => Promise<void>
 }
 
-/** A change to one file's content a command is about to land, in tool-fs's terms (see `FsChange`). */
+/** A change to one file's content a command is about to land, in the fs seam's terms (see `FsChange` in @dshkit/fs). */
 export interface ShellFileChange {
   /** Absolute host path (its folder's real path, then its name). */
   path: string

@@ -1,33 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { createHash } from 'node:crypto'
-import { FsError, resolveRealPath, type FsCheckRequest, type FsService } from '@dshkit/fs'
-
-/** What a file tool is about to change, offered to `fs/before-change` listeners before anything is written. */
-export interface FsChange {
-  tool: 'fs_write' | 'fs_edit'
-  callId: string
-  /** The path as the model wrote it. */
-  requested: string
-  /** The real path (symlinks resolved) that will be changed. */
-  path: string
-  /** sha256 (hex) of the content before, `absent`, or `unknown` when it could not be read (`reason` says why). */
-  before: string
-  /** The content before, exactly the bytes `before` hashes; left out when absent or unknown. */
-  bytes?: Uint8Array
-  reason?: string
-  /** sha256 (hex) of the content the call writes. */
-  after: string
-}
-
-declare module 'cordis' {
-  interface Events {
-    /**
-     * Before a file tool changes a file (awaited with `ctx.serial`, listeners in order). Throw to veto:
-     * the file is not changed and the call fails with the error's message. @dshkit/fs-checkpoint keeps the before-image here.
-     */
-    'fs/before-change'(change: Readonly<FsChange>): Promise<void>
-  }
-}
+import { FsError, resolveRealPath, type FsChange, type FsCheckRequest, type FsService } from '@dshkit/fs'
 
 export const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex')
 

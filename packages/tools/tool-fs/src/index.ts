@@ -6,7 +6,9 @@ import { fsTools } from './tools.js'
 import { pinnedPathCheck, type ChangeHooks } from './changes.js'
 
 export { fsTools, describeSlice, describeEntries } from './tools.js'
-export { sha256, pinnedPathCheck, noHooks, type ChangeHooks, type FsChange } from './changes.js'
+export { sha256, pinnedPathCheck, noHooks, type ChangeHooks } from './changes.js'
+// Declared by the fs seam (fs-checkpoint and shells emit and read it too); re-exported where it was first.
+export type { FsChange } from '@dshkit/fs'
 export type { FsEditInput, FsListInput, FsReadInput, FsWriteInput } from './inputs.js'
 export { Config, type ConfigInput } from './config.js'
 

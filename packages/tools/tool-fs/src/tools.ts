@@ -1,7 +1,8 @@
 import { FsError, type FsEntry, type FsService, type TextSlice } from '@dshkit/fs'
 import { defineTool, type ToolRunContext } from '@dshkit/tools'
 import { z } from 'zod'
-import { currentContent, noHooks, sha256, whilePinned, type ChangeHooks, type Current, type FsChange } from './changes.js'
+import type { FsChange } from '@dshkit/fs'
+import { currentContent, noHooks, sha256, whilePinned, type ChangeHooks, type Current } from './changes.js'
 
 const path = z.string().min(1, 'path must not be empty').describe('File path, absolute or relative to the working directory.')
 

@@ -1,5 +1,6 @@
 import type { Context } from 'cordis'
 import type {} from '@dshkit/shell'
+import type {} from '@dshkit/fs' // the fs/before-change event's types
 import { definePlugin } from '@dshkit/tools'
 import { Config, type ConfigInput } from './config.js'
 import { type ChangeRecorder, shellTool } from './tool.js'
@@ -25,13 +26,11 @@ export const apply = (ctx: Context, input?: ConfigInput) => {
  * both before the change lands — so `dshkit rewind` restores them and `dshkit log` shows them.
  */
 function changeRecorder(ctx: Context): ChangeRecorder {
-  // The event is tool-fs's (declared there); tool-shell does not depend on it for one name.
-  const events = ctx as unknown as { serial(name: 'fs/before-change', change: object): Promise<void> }
   return (callId) => {
     const session = ctx.get('session')
     if (!session && !ctx.get('checkpoints')) return undefined
     return async (change) => {
-      await events.serial('fs/before-change', Object.freeze({ tool: 'shell', callId, requested: change.path, ...change }))
+      await ctx.serial('fs/before-change', Object.freeze({ tool: 'shell' as const, callId, requested: change.path, ...change }))
       await session?.append({ type: 'fs/write-intent', callId, path: change.path, before: change.before, after: change.after })
     }
   }
