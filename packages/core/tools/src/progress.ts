@@ -21,7 +21,10 @@ export function progressReporter(exec: ToolExecution, sink: ProgressSink, logger
   const report = (progress: unknown, total?: unknown, message?: unknown): void => {
     if (!open) return
     const problem = checkReport(progress, total, message)
-    if (problem) return warn(`run.progress() ignored: ${problem}`)
+    if (problem) {
+      warn(`run.progress() ignored: ${problem}`)
+      return
+    }
     const value: ToolProgress = { progress: progress as number }
     if (total !== undefined) value.total = total as number
     if (message !== undefined) value.message = message as string
