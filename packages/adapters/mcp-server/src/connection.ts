@@ -9,6 +9,7 @@ import { elicitationResponder, type CallOrigin } from './elicit.js'
 import { callScope, LogGate, type LogLine, type LogSink } from './log.js'
 import { toCallToolResult } from './result.js'
 import { listTools } from './tool-list.js'
+import { progressForwarder, progressRoute } from './progress.js'
 
 export interface Loop {
   executeToolCalls(
@@ -72,7 +73,8 @@ export class McpConnection implements LogSink {
       const raw = this.rawArguments.get(extra.requestId)
       const args = this.rawArguments.has(extra.requestId) ? raw : (request.params.arguments ?? {})
       this.rawArguments.delete(extra.requestId)
-      this.calls.set(callId, { requestId: extra.requestId })
+      const progress = progressRoute(request.params._meta)
+      this.calls.set(callId, progress ? { requestId: extra.requestId, progress } : { requestId: extra.requestId })
       try {
         // The SDK aborts this signal on notifications/cancelled and when the transport closes.
         const running = callScope.run({ sink: this, requestId: extra.requestId }, () => this.execute(callId, name, args, extra.signal))
@@ -86,6 +88,8 @@ export class McpConnection implements LogSink {
         this.calls.delete(callId)
       }
     })
+    // One listener per connection: it forwards only its own calls' reports (see progress.ts).
+    this.disposers.push(ctx.on('tools/progress', progressForwarder(server, this.calls)))
     server.oninitialized = () => {
       this.initialized = true
       const approval = ctx.get('approval') as Approval | undefined

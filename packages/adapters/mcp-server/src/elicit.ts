@@ -2,10 +2,13 @@ import type { ApprovalRequest } from '@dshkit/tools'
 import { escapeControls } from '@dshkit/common'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js'
+import type { ProgressRoute } from './progress.js'
 
 /** The MCP request a call came in on, so its approval question travels on the same stream. */
 export interface CallOrigin {
   requestId: RequestId
+  /** Set when the client asked for progress on this call (see progress.ts). */
+  progress?: ProgressRoute
 }
 
 const MAX_ARGUMENT_CHARS = 2000

@@ -2,6 +2,7 @@ import { snapshotJson, errorMessage, fuseSignals } from '@dshkit/common'
 import { checkContent, checkContexts, checkResult, decided, describe, renderValue, safeProperty, toolFailure } from './results.js'
 import { isAbortSignal, type RegisteredTool } from './prepare.js'
 import { runWaterfall } from './waterfall.js'
+import { progressReporter } from './progress.js'
 import type { Trace, TraceDecision, TraceEntry } from './trace.js'
 import type { ContextMessage, ToolExecution, ToolExecutionResult, ToolRunContext } from './types.js'
 import { type PipelineState, listeners, reportTo, pipelineError } from './phase.js'
@@ -21,12 +22,12 @@ function claimWrapped(value: unknown, source: string): ToolExecutionResult {
 /** Step 6: the `tools/execute` onion around the body. */
 export async function dispatch(state: PipelineState, exec: ToolExecution, entry: RegisteredTool, args: unknown, trace: Trace | undefined) {
   const hooks = listeners(state, 'tools/execute')
-  if (!hooks) return runBody({ exec, signal: exec.signal, entry, args, trace: trace && { trace, group: trace.group(), depth: 0 } })
+  if (!hooks) return runBody({ state, exec, signal: exec.signal, entry, args, trace: trace && { trace, group: trace.group(), depth: 0 } })
   let running: Promise<unknown> | undefined
   const group = trace?.group() ?? 0
   // The innermost layer's exec carries the effective signal: the caller's fused with every wrapper's.
   const body = (inner: readonly unknown[]) =>
-    (running = runBody({ exec, signal: (inner[0] as ToolExecution).signal, entry, args, trace: trace && { trace, group, depth: hooks.length } }))
+    (running = runBody({ state, exec, signal: (inner[0] as ToolExecution).signal, entry, args, trace: trace && { trace, group, depth: hooks.length } }))
   try {
     const traced = trace && { trace, phase: 'execute' as const, group, read: readWrapper }
     return await runWaterfall(hooks, [exec], body, claimWrapped, {
@@ -71,6 +72,7 @@ function closeBody(trace: Trace, turn: number, result: ToolExecutionResult) {
 
 /** One run of a tool's body. */
 interface BodyRun {
+  state: PipelineState
   exec: ToolExecution
   /** The effective signal (the caller's fused with every wrapper's); `exec.signal` is the caller's. */
   signal: AbortSignal
@@ -80,11 +82,12 @@ interface BodyRun {
   trace?: { trace: Trace; group: number; depth: number }
 }
 
-async function runBody({ exec, signal, entry, args, trace }: BodyRun): Promise<ToolExecutionResult> {
+async function runBody({ state, exec, signal, entry, args, trace }: BodyRun): Promise<ToolExecutionResult> {
   const turn = trace ? trace.trace.open('body', entry.source, trace.group, trace.depth) : -1
   const { def, source } = entry
   const contexts: ContextMessage[] = []
   let concludesTurn = false
+  const progress = progressReporter(exec, state.progress, state.logger)
   const run: ToolRunContext = {
     ...exec,
     signal,
@@ -94,6 +97,7 @@ async function runBody({ exec, signal, entry, args, trace }: BodyRun): Promise<T
     concludeTurn() {
       concludesTurn = true
     },
+    progress: progress.report,
   }
   let value: unknown
   let result: ToolExecutionResult
@@ -108,6 +112,7 @@ async function runBody({ exec, signal, entry, args, trace }: BodyRun): Promise<T
       result = decided(toolFailure('TOOL_ERROR', errorMessage(error), source, permanent ? { retryable: false } : undefined), 'tool')
     }
   }
+  progress.close()
   if (turn >= 0) closeBody(trace!.trace, turn, result)
   return result
 }

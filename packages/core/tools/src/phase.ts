@@ -4,6 +4,7 @@ import { decided, toolFailure } from './results.js'
 import type { RegisteredTool } from './prepare.js'
 import { hookSource, isListenerError } from './waterfall.js'
 import type { ListenerLists, ToolEvent } from './listeners.js'
+import type { ProgressSink } from './progress.js'
 import type { ApprovalService, ToolExecution, ToolFailure, ToolGuard } from './types.js'
 
 // What every phase of the pipeline shares: its state, the listeners in scope, and the failures it makes.
@@ -29,6 +30,8 @@ export interface PipelineState {
   reports: Partial<Record<ToolEvent, { event: string; warn(message: string): void }>>
   approval(): ApprovalService | undefined
   logger: Logger
+  /** Emits `tools/progress` in this runtime's scope. */
+  progress: ProgressSink
   /** `meta.trace` on every result (config `trace`); off, no call allocates or measures anything for it. */
   trace: boolean
 }

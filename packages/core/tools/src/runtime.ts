@@ -23,6 +23,7 @@ import type {
   ToolExecution,
   ToolExecutionResult,
   ToolGuard,
+  ToolProgress,
   ToolSchema,
 } from './types.js'
 
@@ -44,6 +45,8 @@ declare module 'cordis' {
       next: () => Promise<Readonly<ToolExecutionResult>>,
     ): Promise<PostToolDecision | Readonly<ToolExecutionResult>>
     'tools/result'(exec: ToolExecution, result: Readonly<ToolExecutionResult>): void
+    /** A running body's `run.progress()` report (checked, frozen); observe only: a listener's throw is logged, never the tool's. */
+    'tools/progress'(exec: ToolExecution, report: ToolProgress): void
   }
 }
 
@@ -95,6 +98,8 @@ export class ToolRuntime extends Service {
       reports: {},
       approval: () => ctx.get('approval'),
       logger: ctx.logger('tools'),
+      // With the service as `this`, cordis applies its scope (isolation) to the listeners, as for its other events.
+      progress: (exec, report) => ctx.emit(this, 'tools/progress', exec, report),
       trace: config.trace,
     })
     // An own closure, so the hot path never reads `this` through cordis's service proxy.

@@ -99,6 +99,19 @@ export interface ToolRunContext extends ToolExecution {
   deferContext(message: ContextMessage): void
   /** Mark that this call completes the user's request (see `concludesTurn`). */
   concludeTurn(): void
+  /**
+   * Reports how far the call got (e.g. 2 of 5 files), as a `tools/progress` event (an MCP client sees
+   * `notifications/progress`). Never throws; a no-op when nobody listens or once the body settled; a
+   * non-finite number or a non-string message is ignored with one logged warning.
+   */
+  progress(progress: number, total?: number, message?: string): void
+}
+
+/** One progress report of a running body (`run.progress()`), frozen. */
+export interface ToolProgress {
+  progress: number
+  total?: number
+  message?: string
 }
 
 /** `Value` is what execute returns: any JSON-compatible type, an interface too (see `JsonCompatible`). */
