@@ -5,7 +5,10 @@ import { call, plug, setup, tool } from './helpers.js'
 const wav = Buffer.alloc(12 * 1024, 1).toString('base64')
 const audio: ContentBlock = { type: 'audio', data: wav, mimeType: 'audio/wav' }
 const textRes: ContentBlock = { type: 'resource', resource: { uri: 'file:///notes.md', mimeType: 'text/markdown', text: '# notes' } }
-const blobRes: ContentBlock = { type: 'resource', resource: { uri: 'file:///a.pdf', mimeType: 'application/pdf', blob: Buffer.from('%PDF').toString('base64') } }
+const blobRes: ContentBlock = {
+  type: 'resource',
+  resource: { uri: 'file:///a.pdf', mimeType: 'application/pdf', blob: Buffer.from('%PDF').toString('base64') },
+}
 const link: ContentBlock = { type: 'resource_link', uri: 'file:///big.log', name: 'big.log', mimeType: 'text/plain', description: 'the full log' }
 
 async function rendered(content: unknown) {

@@ -1,7 +1,16 @@
 import type { Context } from 'cordis'
 import type { SpillService } from '@dshkit/spill'
 import { utf8Length } from '@dshkit/spill'
-import { blockText, joinText, replaceText, type ContentBlock, type JsonValue, type PostToolDecision, type ToolExecution, type ToolExecutionResult } from '@dshkit/tools'
+import {
+  blockText,
+  joinText,
+  replaceText,
+  type ContentBlock,
+  type JsonValue,
+  type PostToolDecision,
+  type ToolExecution,
+  type ToolExecutionResult,
+} from '@dshkit/tools'
 import { readLimitOf, type Config } from './config.js'
 import { lostNotice, shortReason, storedNotice } from './notice.js'
 import { buildPreview, type Preview } from './preview.js'

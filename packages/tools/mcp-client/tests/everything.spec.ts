@@ -33,7 +33,10 @@ describe('mcp-client against @modelcontextprotocol/server-everything', () => {
 
     const resource = await call('mcp__everything__get-resource-reference', { resourceType: 'Text', resourceId: 1 })
     expect(resource.isError).toBe(false)
-    expect(resource.content).toContainEqual({ type: 'resource', resource: expect.objectContaining({ uri: expect.stringMatching(/^[a-z]+:\/\//), text: expect.any(String) }) })
+    expect(resource.content).toContainEqual({
+      type: 'resource',
+      resource: expect.objectContaining({ uri: expect.stringMatching(/^[a-z]+:\/\//), text: expect.any(String) }),
+    })
 
     const blob = await call('mcp__everything__get-resource-reference', { resourceType: 'Blob', resourceId: 2 })
     expect(blob.content).toContainEqual({ type: 'resource', resource: expect.objectContaining({ uri: expect.any(String), blob: expect.any(String) }) })
