@@ -69,3 +69,27 @@ export function plugStopper(ctx: Context, tool: string, stop = { reason: 'kill s
     },
   })
 }
+
+/** The blocks `media` renders: one of each kind, and the text a text-only framework should give the model for them. */
+export const MEDIA = {
+  blocks: [
+    { type: 'text' as const, text: 'see attached' },
+    { type: 'image' as const, data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+    { type: 'audio' as const, data: Buffer.alloc(12 * 1024).toString('base64'), mimeType: 'audio/wav' },
+    { type: 'resource' as const, resource: { uri: 'file:///notes.md', text: '# notes' } },
+    { type: 'resource' as const, resource: { uri: 'file:///a.pdf', mimeType: 'application/pdf', blob: 'JVBERg==' } },
+    { type: 'resource_link' as const, uri: 'file:///big.log', name: 'big.log' },
+  ],
+  texts: ['see attached', '[audio audio/wav, 12 KB]', '# notes', '[resource file:///a.pdf application/pdf, 4 B]', '[resource link big.log file:///big.log]'],
+}
+
+/** Registers `media`, a tool whose result holds every kind of content block. */
+export function plugMedia(ctx: Context) {
+  return plug(ctx, {
+    name: 'media',
+    inject: ['tools'],
+    apply: (ctx: Context) => {
+      ctx.tools.register({ name: 'media', description: 'mixed content', parameters: z.object({}), execute: () => 'x', render: () => MEDIA.blocks })
+    },
+  })
+}

@@ -1,4 +1,4 @@
-import type { ToolExecutionResult } from '@dshkit/tools'
+import { contentAsText, type ToolExecutionResult } from '@dshkit/tools'
 import { visible } from './terminal.js'
 
 export interface Outcome {
@@ -26,7 +26,7 @@ export function verdict(result: ToolExecutionResult): string {
 
 /** The first lines of the model-facing content, indented under the call. */
 export function preview(result: ToolExecutionResult): string {
-  const text = result.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.mimeType}]`)).join('\n')
+  const text = contentAsText(result.content)
   const lines = text.split('\n')
   // Head and tail: a spill notice or an error summary usually sits at the end.
   const shown =

@@ -1,5 +1,5 @@
 import { joinText, type ContentBlock, type JsonValue, type ToolExecutionResult, type ToolStop } from '@dshkit/tools'
-import { modelContent } from '@dshkit/agent-loop'
+import { modelContent, textAndImages } from '@dshkit/agent-loop'
 
 /** What a dshkit tool's `execute` resolves with in the AI SDK (the UI's `output`); `toModelOutput` renders it. */
 export interface DshkitToolOutput {
@@ -22,9 +22,9 @@ export function toolOutput(result: ToolExecutionResult & { isError: false }, con
   return output
 }
 
-/** Text alone stays text; images go as media (file parts with their type), which vision models read. */
+/** Text alone stays text; images go as media (file parts with their type), which vision models read; other blocks as text describing them. */
 export function toModelOutput({ output }: { output: DshkitToolOutput }): ModelOutput {
-  const { content } = output
+  const content = textAndImages(output.content)
   if (content.every((block) => block.type === 'text')) return { type: 'text', value: joinText(content) }
   return {
     type: 'content',

@@ -5,6 +5,7 @@ import { generateText, isStepCount, type ModelMessage } from 'ai'
 import { cleanup, eventually, plug, psMatching, uniqueSleep } from '@dshkit/testing'
 import { DshkitToolError, dshkitTools, turnConcluded } from '../src/index.js'
 import { expectStepScheduled, harness, mockModel, plugFinisher, plugStopper, textStep, toolOutputsSeen, toolStep } from './helpers.js'
+import { MEDIA, plugMedia } from '../../test-harness.js'
 
 afterEach(cleanup)
 
@@ -150,4 +151,16 @@ test('session hooks around generateText: a Stop hook that blocks gets one more t
   }
   expect(model.doGenerateCalls).toHaveLength(2)
   expect(JSON.stringify(model.doGenerateCalls[1].prompt)).toContain('run the tests first')
+})
+
+test('audio, resources and links reach the model as text describing them, the image as a file part; the session logs the blocks', async () => {
+  const { ctx } = await harness()
+  await plugMedia(ctx)
+  const model = mockModel(toolStep([['m1', 'media', {}]]), textStep('ok'))
+  await generateText({ model, tools: dshkitTools(ctx), prompt: 'go', stopWhen: isStepCount(3) })
+  const seen = toolOutputsSeen(model, 1).m1 as { type: string; value: any[] }
+  expect(seen.type).toBe('content')
+  expect(seen.value.filter((part) => part.type === 'text').map((part) => part.text)).toEqual(MEDIA.texts)
+  expect(seen.value.filter((part) => part.type !== 'text')).toHaveLength(1)
+  expect(ctx.session.events().find((e: any) => e.type === 'tool/result')).toMatchObject({ content: MEDIA.blocks })
 })

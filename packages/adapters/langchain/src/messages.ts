@@ -1,10 +1,10 @@
 import { type BaseMessage, ToolMessage } from '@langchain/core/messages'
-import { modelContent } from '@dshkit/agent-loop'
+import { modelContent, textAndImages } from '@dshkit/agent-loop'
 import { joinText, type ToolExecutionResult, type ToolStop } from '@dshkit/tools'
 
-/** One call's result as a ToolMessage: `status: 'error'` for any failure; text alone as a string, images as image blocks. */
+/** One call's result as a ToolMessage: `status: 'error'` for any failure; text alone as a string, images as image blocks, other blocks as text describing them. */
 export function toolMessage(result: ToolExecutionResult, toolCallId: string, name: string): ToolMessage {
-  const blocks = modelContent(result)
+  const blocks = textAndImages(modelContent(result))
   const content = blocks.every((block) => block.type === 'text')
     ? joinText(blocks)
     : blocks.map((block) =>

@@ -5,7 +5,7 @@ import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage, type ToolMes
 import { FakeStreamingChatModel } from '@langchain/core/utils/testing'
 import { cleanup, eventually, psMatching, uniqueSleep } from '@dshkit/testing'
 import { dshkitLangChainTools, runToolCalls, sessionStop } from '../src/index.js'
-import { expectStepScheduled, harness, plugStopper } from '../../test-harness.js'
+import { expectStepScheduled, harness, MEDIA, plugMedia, plugStopper } from '../../test-harness.js'
 
 afterEach(cleanup)
 
@@ -117,4 +117,14 @@ test("a stop (a hook's continue: false) is on the messages: sessionStop names it
   expect(probe.maxInFlight).toEqual({ probe_write: 0, probe_read: 0 })
   expect(messages.map((m) => m.status)).toEqual(['error', 'error'])
   expect(messages[1].content).toMatch(/probe_read was not run: test-stopper stopped the session \(kill switch\)/)
+})
+
+test('audio, resources and links become text blocks describing them beside the image block; nothing fails', async () => {
+  const { ctx } = await harness()
+  await plugMedia(ctx)
+  const [message] = await runToolCalls(ctx, asking([['m1', 'media', {}]]))
+  expect(message.status).toBe('success')
+  const content = message.content as { type: string; text?: string }[]
+  expect(content.filter((block) => block.type === 'text').map((block) => block.text)).toEqual(MEDIA.texts)
+  expect(content.filter((block) => block.type === 'image')).toHaveLength(1)
 })

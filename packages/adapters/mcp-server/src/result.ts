@@ -1,4 +1,5 @@
 import type { ContentBlock, JsonValue, ToolExecutionResult } from '@dshkit/tools'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 
 /** What the MCP client gets back: content as is, `isError`, and dshkit's verdict in `_meta`. */
 export function toCallToolResult(callId: string, result: ToolExecutionResult) {
@@ -16,6 +17,19 @@ export function toCallToolResult(callId: string, result: ToolExecutionResult) {
   }
 }
 
-function toBlock(block: ContentBlock): { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string } {
-  return block.type === 'text' ? { type: 'text', text: block.text } : { type: 'image', data: block.data, mimeType: block.mimeType }
+type McpBlock = CallToolResult['content'][number]
+
+/** dshkit blocks map one to one onto MCP's own content types; a copy, so nothing of dshkit's leaks out. */
+function toBlock(block: ContentBlock): McpBlock {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text }
+    case 'image':
+    case 'audio':
+      return { type: block.type, data: block.data, mimeType: block.mimeType }
+    case 'resource':
+      return { type: 'resource', resource: { ...block.resource } }
+    case 'resource_link':
+      return { ...block }
+  }
 }

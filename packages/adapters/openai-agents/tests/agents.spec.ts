@@ -6,6 +6,7 @@ import { Agent, run, setTracingDisabled } from '@openai/agents'
 import { cleanup, eventually, psMatching, uniqueSleep } from '@dshkit/testing'
 import { dshkitAgentTools, dshkitToolUseBehavior } from '../src/index.js'
 import { call, expectStepScheduled, FakeModel, harness, plugFinisher, plugStopper, say } from './helpers.js'
+import { MEDIA, plugMedia } from '../../test-harness.js'
 
 setTracingDisabled(true)
 afterEach(cleanup)
@@ -119,4 +120,14 @@ test("a stop (a hook's continue: false) ends the run through dshkitToolUseBehavi
     ['w1', 'DENIED'],
     ['r1', 'ABORTED_BEFORE_DISPATCH'],
   ])
+})
+
+test('audio, resources and links reach the model as text outputs describing them beside the image; nothing fails', async () => {
+  const { ctx } = await harness()
+  await plugMedia(ctx)
+  const model = new FakeModel([[call('m1', 'media', {})], [say('ok')]])
+  await run(agentWith(ctx, model), 'go')
+  const seen = model.outputsSeen(1).m1 as { type: string; text?: string }[]
+  expect(seen.filter((item) => item.type === 'input_text' || item.type === 'text').map((item) => item.text)).toEqual(MEDIA.texts)
+  expect(seen.filter((item) => item.type !== 'input_text' && item.type !== 'text')).toHaveLength(1)
 })

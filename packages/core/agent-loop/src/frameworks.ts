@@ -1,5 +1,14 @@
 import type { Context } from 'cordis'
-import { joinText, type ContentBlock, type ToolExecutionResult, type ToolSchema } from '@dshkit/tools'
+import {
+  blockText,
+  describeBlock,
+  joinText,
+  type ContentBlock,
+  type ImageBlock,
+  type TextBlock,
+  type ToolExecutionResult,
+  type ToolSchema,
+} from '@dshkit/tools'
 import type { AgentLoop } from './loop.js'
 
 /** For adapters: the loop, looked up per batch (a restarted loop service is the one used); throws when it is missing. */
@@ -26,6 +35,14 @@ export function frameworkSchemas(ctx: Context, only: readonly string[] | undefin
 export function modelContent(result: ToolExecutionResult): ContentBlock[] {
   const contexts = result.additionalContexts ?? []
   return contexts.length ? [...result.content, ...contexts.flatMap((context) => context.content)] : [...result.content]
+}
+
+/**
+ * Blocks narrowed to what every framework carries, text and images: a text resource becomes its text; audio, a
+ * binary resource or a resource link becomes a one-line description (`[audio audio/wav, 12 KB]`), so nothing fails.
+ */
+export function textAndImages(blocks: readonly ContentBlock[]): (TextBlock | ImageBlock)[] {
+  return blocks.map((block) => (block.type === 'image' ? block : { type: 'text', text: blockText(block) ?? describeBlock(block) }))
 }
 
 /**

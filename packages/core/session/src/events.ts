@@ -145,10 +145,24 @@ export type SessionEventInput = SessionEvent extends infer E ? (E extends Sessio
 // Already checked by snapshotJson; only presence is validated here.
 const json = z.custom<JsonValue>((value) => value !== undefined, { error: 'is required (use null for none)' })
 const time = z.iso.datetime({ offset: true, error: 'time must be an ISO 8601 date-time string' })
+// Already checked by the tools runtime (base64 included); here only the shape.
+const base64 = z.string()
 const block = z.discriminatedUnion(
   'type',
-  [z.object({ type: z.literal('text'), text: z.string() }), z.object({ type: z.literal('image'), data: z.string(), mimeType: z.string() })],
-  { error: 'each content block must be { type: "text", text } or { type: "image", data, mimeType }' },
+  [
+    z.object({ type: z.literal('text'), text: z.string() }),
+    z.object({ type: z.literal('image'), data: z.string(), mimeType: z.string() }),
+    z.object({ type: z.literal('audio'), data: base64, mimeType: z.string() }),
+    z.object({
+      type: z.literal('resource'),
+      resource: z.union([
+        z.object({ uri: z.string(), mimeType: z.string().optional(), text: z.string() }),
+        z.object({ uri: z.string(), mimeType: z.string().optional(), blob: base64 }),
+      ]),
+    }),
+    z.object({ type: z.literal('resource_link'), uri: z.string(), name: z.string(), mimeType: z.string().optional(), description: z.string().optional() }),
+  ],
+  { error: 'each content block must be text, image, audio, resource or resource_link (see ContentBlock in @dshkit/tools)' },
 )
 
 const eventSchema = z.discriminatedUnion(

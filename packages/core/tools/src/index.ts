@@ -8,7 +8,7 @@ export type { ToolMeta } from './meta.js'
 export { defineTool, isCallOf, TOOL_NAME } from './define.js'
 export { definePlugin, type DefinedPlugin, type PluginApply, type PluginDefinition } from './plugin.js'
 export { toolFailure, renderValue, isToolErrorCode } from './results.js'
-export { joinText, replaceText } from './content.js'
+export { blockText, contentAsText, describeBlock, joinText, replaceText } from './content.js'
 export type { TraceDecision, TraceEntry, TracePhase } from './trace.js'
 export type { ExplainDecision, Explanation } from './explain.js'
 export { Config, ToolRuntime, type ConfigInput }

@@ -1,4 +1,5 @@
 import { snapshotJson } from '@dshkit/common'
+import { checkBlock } from './blocks.js'
 import type { ContentBlock, ContextMessage, Decider, JsonValue, PostToolDecision, ToolErrorCode, ToolExecutionResult, ToolFailure, ToolStop } from './types.js'
 
 const codes = new Set<ToolErrorCode>([
@@ -42,13 +43,7 @@ export function renderValue(value: JsonValue): ContentBlock[] {
 /** Checks and copies content blocks; throws a TypeError saying what is wrong. */
 export function checkContent(content: unknown, what = 'content'): ContentBlock[] {
   if (!Array.isArray(content)) throw new TypeError(`${what} must be an array of content blocks`)
-  return content.map((block, i) => {
-    if (block?.type === 'text' && typeof block.text === 'string') return { type: 'text', text: block.text }
-    if (block?.type === 'image' && typeof block.data === 'string' && typeof block.mimeType === 'string') {
-      return { type: 'image', data: block.data, mimeType: block.mimeType }
-    }
-    throw new TypeError(`${what}[${i}] is not a text or image block`)
-  })
+  return content.map((block, i) => checkBlock(block, `${what}[${i}]`))
 }
 
 export function checkContexts(contexts: unknown, what = 'additionalContexts'): ContextMessage[] {

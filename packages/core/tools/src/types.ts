@@ -30,7 +30,43 @@ export type JsonValueCheck<Value> = [Value] extends [JsonValue | void]
 
 type JsonCompatibleField<T> = undefined extends T ? JsonCompatible<T> | undefined : JsonCompatible<T>
 
-export type ContentBlock = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string }
+export type ContentBlock = TextBlock | ImageBlock | AudioBlock | ResourceBlock | ResourceLinkBlock
+
+export type TextBlock = {
+  type: 'text'
+  text: string
+}
+
+/** `data` is base64. */
+export type ImageBlock = {
+  type: 'image'
+  data: string
+  mimeType: string
+}
+
+/** `data` is base64. */
+export type AudioBlock = {
+  type: 'audio'
+  data: string
+  mimeType: string
+}
+
+/** A resource's contents embedded in the result: `text`, or `blob` (base64). */
+export type EmbeddedResource = { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string }
+
+export type ResourceBlock = {
+  type: 'resource'
+  resource: EmbeddedResource
+}
+
+/** A pointer to a resource the client may read; its contents are not in the result. */
+export type ResourceLinkBlock = {
+  type: 'resource_link'
+  uri: string
+  name: string
+  mimeType?: string
+  description?: string
+}
 
 /** A message injected after the batch's results (FIFO, model order). */
 export interface ContextMessage {

@@ -1,4 +1,4 @@
-import type { ContentBlock } from '@dshkit/tools'
+import { blockText, type ContentBlock } from '@dshkit/tools'
 
 const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff
 const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff
@@ -18,10 +18,13 @@ export function tailOf(text: string, chars: number): string {
   return text.slice(start)
 }
 
-/** Length of the text blocks joined with '\n', without joining them. */
+/** Length of the text blocks (and text resources) joined with '\n', without joining them. */
 export function textChars(content: readonly ContentBlock[]): number {
   let chars = -1
-  for (const block of content) if (block.type === 'text') chars += block.text.length + 1
+  for (const block of content) {
+    const text = blockText(block)
+    if (text !== undefined) chars += text.length + 1
+  }
   return Math.max(chars, 0)
 }
 

@@ -59,6 +59,17 @@ describe('prune', () => {
     expect((history[1].content[0] as { text: string }).text).toHaveLength(9000)
   })
 
+  test('a text resource is pruned as text; audio and resource links stay', async () => {
+    const { pruner } = await service({ keepLast: 1 })
+    const audio: ContentBlock = { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' }
+    const link: ContentBlock = { type: 'resource_link', uri: 'file:///log', name: 'log' }
+    const resource: ContentBlock = { type: 'resource', resource: { uri: 'file:///big.txt', text: 'r'.repeat(12_000) } }
+    const old: Msg = { ...msg('a'), content: [audio, resource, link] }
+    const { history, removed } = pruner.prune([old, msg('b', 'z')])
+    expect(history[0].content).toEqual([audio, { type: 'text', text: expect.any(String) }, link])
+    expect(removed).toEqual([{ callId: 'a', chars: 12_000 - 4096 - 1024 }])
+  })
+
   test('bad input is a clear error', async () => {
     const { pruner } = await service()
     expect(() => pruner.prune('nope' as any)).toThrow('prune() needs an array of tool-result messages')

@@ -1,7 +1,16 @@
 import type { Context } from 'cordis'
 import type { SpillService } from '@dshkit/spill'
 import { utf8Length } from '@dshkit/spill'
-import { joinText, replaceText, type ContentBlock, type JsonValue, type PostToolDecision, type ToolExecution, type ToolExecutionResult } from '@dshkit/tools'
+import {
+  blockText,
+  joinText,
+  replaceText,
+  type ContentBlock,
+  type JsonValue,
+  type PostToolDecision,
+  type ToolExecution,
+  type ToolExecutionResult,
+} from '@dshkit/tools'
 import { readLimitOf, type Config } from './config.js'
 import { lostNotice, shortReason, storedNotice } from './notice.js'
 import { buildPreview, type Preview } from './preview.js'
@@ -11,10 +20,13 @@ const ERROR_PREFIX = 'Error: '
 
 type Bounded = { text: string; meta: Record<string, JsonValue> }
 
-/** Text blocks joined with '\n' are what gets stored; their UTF-8 size decides. */
+/** Text blocks (and text resources) joined with '\n' are what gets stored; their UTF-8 size decides. */
 function textSize(content: readonly ContentBlock[]): number {
   let bytes = -1
-  for (const block of content) if (block.type === 'text') bytes += utf8Length(block.text) + 1
+  for (const block of content) {
+    const text = blockText(block)
+    if (text !== undefined) bytes += utf8Length(text) + 1
+  }
   return Math.max(bytes, 0)
 }
 

@@ -109,6 +109,31 @@ describe('spilling', () => {
     expect(spillOf(shot).bytes).toBe(5000 + 1 + 10)
   })
 
+  test('a text resource is spilled with the text; audio and resource links are kept beside the preview', async () => {
+    const { ctx, call } = await setup({ dir: join(root, 'spills'), policy: { thresholdBytes: 2000 } })
+    const audio = { type: 'audio' as const, data: 'AAAA', mimeType: 'audio/wav' }
+    const link = { type: 'resource_link' as const, uri: 'file:///log', name: 'log' }
+    await ctx.plugin({
+      name: 'mixed-tool',
+      inject: ['tools'],
+      apply(ctx: Context) {
+        ctx.tools.register({
+          name: 'mixed',
+          description: 'audio, a big text resource and a link',
+          parameters: z.object({}),
+          execute: () => 'ignored',
+          render: () => [audio, { type: 'resource', resource: { uri: 'file:///big.txt', text: 'r'.repeat(5000) } }, link],
+        })
+      },
+    })
+    const mixed = await call('mixed', {})
+    expect(mixed.content).toHaveLength(3)
+    expect(mixed.content[0]).toEqual(audio)
+    expect(mixed.content[1].type).toBe('text')
+    expect(mixed.content[2]).toEqual(link)
+    expect(spillOf(mixed).bytes).toBe(5000)
+  })
+
   test('perTool overrides the threshold, and 0 turns spilling off', async () => {
     const { big } = await setup({ dir: join(root, 'spills'), policy: { thresholdBytes: 0, perTool: { big: 1500 } } })
     expect(bytes(textOf(await big('a'.repeat(3000))))).toBeLessThanOrEqual(1500)

@@ -5,7 +5,7 @@ import { McpCallError } from './errors.js'
 /** An MCP tool's error text kept in the error message; the rest is cut with a note (the message is logged whole-line). */
 export const MAX_ERROR_CHARS = 8_000
 
-/** The largest image passed on as an image (5 MB, what model APIs take per image); a larger one becomes a text note. */
+/** The largest image, audio or binary resource passed on as itself (5 MB, what model APIs take per image); a larger one becomes a text note. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024
 
 /** What an MCP tool returns, as a dshkit value: the blocks the model sees, and the structured result when there is one. */
@@ -16,31 +16,38 @@ export interface McpValue {
 
 type McpBlock = CallToolResult['content'][number]
 
-/** MCP content → dshkit blocks: text and image as they are; audio, resources and links as text that says what they are. */
+// spill-policy keeps binary blocks whole; one over what model APIs take would fail the next model request.
+function tooBig(kind: string, mimeType: string | undefined, data: string): ContentBlock | undefined {
+  const bytes = base64Bytes(data)
+  if (bytes <= MAX_IMAGE_BYTES) return undefined
+  return { type: 'text', text: `[${kind}${mimeType ? ` ${mimeType}` : ''}, ${bytes} bytes: over the ${MAX_IMAGE_BYTES} bytes a model takes; not shown]` }
+}
+
+function resourceBlock(resource: Extract<McpBlock, { type: 'resource' }>['resource']): ContentBlock {
+  const head = { uri: resource.uri, ...(resource.mimeType !== undefined && { mimeType: resource.mimeType }) }
+  if ('text' in resource && typeof resource.text === 'string') return { type: 'resource', resource: { ...head, text: resource.text } }
+  const blob = String((resource as { blob?: string }).blob ?? '')
+  return tooBig(`resource ${resource.uri}`, resource.mimeType, blob) ?? { type: 'resource', resource: { ...head, blob } }
+}
+
+function linkBlock(block: Extract<McpBlock, { type: 'resource_link' }>): ContentBlock {
+  const { uri, name, mimeType, description } = block
+  return { type: 'resource_link', uri, name, ...(mimeType !== undefined && { mimeType }), ...(description !== undefined && { description }) }
+}
+
+/** MCP content → dshkit blocks, each as itself (binary over 5 MB as a text note); an unknown type as text saying so. */
 export function toBlocks(content: readonly McpBlock[]): ContentBlock[] {
   return content.map((block): ContentBlock => {
     switch (block.type) {
       case 'text':
         return { type: 'text', text: block.text }
-      case 'image': {
-        // spill-policy keeps image blocks whole; one over what model APIs take would fail the next model request.
-        const bytes = base64Bytes(block.data)
-        if (bytes > MAX_IMAGE_BYTES)
-          return { type: 'text', text: `[image ${block.mimeType}, ${bytes} bytes: over the ${MAX_IMAGE_BYTES} bytes a model takes; not shown]` }
-        return { type: 'image', data: block.data, mimeType: block.mimeType }
-      }
+      case 'image':
       case 'audio':
-        return { type: 'text', text: `[audio ${block.mimeType}, ${base64Bytes(block.data)} bytes: not shown]` }
-      case 'resource': {
-        const { resource } = block
-        if ('text' in resource && typeof resource.text === 'string') return { type: 'text', text: `[resource ${resource.uri}]\n${resource.text}` }
-        return {
-          type: 'text',
-          text: `[resource ${resource.uri}${resource.mimeType ? ` (${resource.mimeType})` : ''}, ${base64Bytes(String((resource as { blob?: string }).blob ?? ''))} bytes of binary: not shown]`,
-        }
-      }
+        return tooBig(block.type, block.mimeType, block.data) ?? { type: block.type, data: block.data, mimeType: block.mimeType }
+      case 'resource':
+        return resourceBlock(block.resource)
       case 'resource_link':
-        return { type: 'text', text: `[resource link ${block.name}: ${block.uri}]` }
+        return linkBlock(block)
       default:
         return { type: 'text', text: `[${String((block as { type?: unknown }).type)} content: not shown]` }
     }

@@ -111,8 +111,8 @@ describe('attack: what a server writes cannot repaint the terminal', () => {
   }, 30_000)
 })
 
-describe('attack: a giant image', () => {
-  it('an image over 5 MB (what model APIs take) is a text block saying so; spill-policy keeps images whole, so it would reach the model and fail the request', async () => {
+describe('attack: a giant image or audio clip', () => {
+  it('an image or audio clip over 5 MB (what model APIs take) is a text block saying so; spill-policy keeps images whole, so it would reach the model and fail the request', async () => {
     const { call } = await bootMcp({ servers: { pics: fixture('flood', { FLOOD_TOOLS: '0', IMAGE_BYTES: String(6 * 1024 * 1024) }) } })
     const result = await call('mcp__pics__image')
     expect(result.isError).toBe(false)
@@ -120,8 +120,15 @@ describe('attack: a giant image', () => {
       { type: 'text', text: 'here it is' },
       { type: 'text', text: '[image image/png, 6291456 bytes: over the 5242880 bytes a model takes; not shown]' },
     ])
-    const small = await bootMcp({ servers: { pics: fixture('flood', { FLOOD_TOOLS: '0', IMAGE_BYTES: '300' }) } })
-    expect((await small.call('mcp__pics__image')).content[1]).toMatchObject({ type: 'image', mimeType: 'image/png' })
+    const loud = await bootMcp({ servers: { pics: fixture('flood', { FLOOD_TOOLS: '0', IMAGE_BYTES: '3', AUDIO_BYTES: String(6 * 1024 * 1024) }) } })
+    expect((await loud.call('mcp__pics__image')).content[2]).toEqual({
+      type: 'text',
+      text: '[audio audio/wav, 6291456 bytes: over the 5242880 bytes a model takes; not shown]',
+    })
+    const small = await bootMcp({ servers: { pics: fixture('flood', { FLOOD_TOOLS: '0', IMAGE_BYTES: '300', AUDIO_BYTES: '300' }) } })
+    const kept = (await small.call('mcp__pics__image')).content
+    expect(kept[1]).toMatchObject({ type: 'image', mimeType: 'image/png' })
+    expect(kept[2]).toEqual({ type: 'audio', mimeType: 'audio/wav', data: Buffer.alloc(300, 7).toString('base64') })
     await cleanup()
   }, 30_000)
 })

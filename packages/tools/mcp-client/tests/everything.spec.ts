@@ -18,7 +18,7 @@ describe('mcp-client against @modelcontextprotocol/server-everything', () => {
     await cleanup()
   })
 
-  it('runs a call and maps text, image, structured content and resources onto the result', async () => {
+  it('runs a call and maps text, image, structured content, embedded resources and resource links onto the result as themselves', async () => {
     const { call } = await bootMcp({ servers: { everything: everything() } })
     const echo = await call('mcp__everything__echo', { message: 'hi there' })
     expect(echo).toMatchObject({ isError: false, content: [{ type: 'text', text: 'Echo: hi there' }] })
@@ -33,10 +33,20 @@ describe('mcp-client against @modelcontextprotocol/server-everything', () => {
 
     const resource = await call('mcp__everything__get-resource-reference', { resourceType: 'Text', resourceId: 1 })
     expect(resource.isError).toBe(false)
-    expect(textOf(resource)).toMatch(/\[resource [a-z]+:\/\//)
+    expect(resource.content).toContainEqual({
+      type: 'resource',
+      resource: expect.objectContaining({ uri: expect.stringMatching(/^[a-z]+:\/\//), text: expect.any(String) }),
+    })
+
+    const blob = await call('mcp__everything__get-resource-reference', { resourceType: 'Blob', resourceId: 2 })
+    expect(blob.content).toContainEqual({ type: 'resource', resource: expect.objectContaining({ uri: expect.any(String), blob: expect.any(String) }) })
 
     const links = await call('mcp__everything__get-resource-links', { count: 2 })
-    expect(textOf(links)).toMatch(/\[resource link .+: [a-z]+:\/\//)
+    expect(links.content.filter((block) => block.type === 'resource_link')).toEqual([
+      expect.objectContaining({ uri: expect.stringMatching(/^[a-z]+:\/\//), name: expect.any(String) }),
+      expect.objectContaining({ uri: expect.stringMatching(/^[a-z]+:\/\//), name: expect.any(String) }),
+    ])
+
     await cleanup()
   })
 
