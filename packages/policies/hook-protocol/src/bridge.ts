@@ -4,7 +4,7 @@ import { mapToolCall, unmapToolInput, type ToolDialect, type ToolNameMapping } f
 import { mergeVerdicts, toleratedError, type MergedVerdict, type OnError } from './merge.js'
 import { interpretHookOutput, parseHookOutput, type HookEvent, type HookVerdict } from './parse.js'
 import { handlerKey, handlerLabel, runHandler, selectHooks, startAsyncHandler } from './handlers.js'
-import { OriginalFiles } from './originals.js'
+import { OriginalFiles, type BeforeChange } from './originals.js'
 import { Rewakes } from './rewake.js'
 import { fireSessionEvent, type SessionAnswer, type SessionEventInput } from './lifecycle.js'
 import { bashFailure, toolResponse } from './responses.js'
@@ -208,6 +208,11 @@ export function createHookBridge(options: HookBridgeOptions) {
           return verdict
         }),
     )
+  }
+
+  /** Keeps a Write/Edit's original only when a PostToolUse hook is configured to receive it. */
+  function beforeChange(change: BeforeChange): void {
+    if (settings.PostToolUse.length) originals.remember(change)
   }
 
   /** How every hook process of this bridge runs; `signal` cancels it (the call's, else the bridge's lifetime). */
@@ -458,7 +463,7 @@ export function createHookBridge(options: HookBridgeOptions) {
   /** Kills every hook still running (async ones too); call it when the plugin is disposed. */
   const dispose = () => lifetime.abort()
 
-  return { preExecute, postExecute, permissionRequest, answersPermissionRequests, beforeChange: originals.remember, lifecycle, dispose }
+  return { preExecute, postExecute, permissionRequest, answersPermissionRequests, beforeChange, lifecycle, dispose }
 }
 
 /** The hooks' contexts and meta as an accept or replace; the runtime appends the contexts and merges `meta.hooks` over the inner meta. */

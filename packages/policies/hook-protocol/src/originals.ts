@@ -16,11 +16,12 @@ const MAX_PENDING = 1000
  * `originalFile` (null for a new file) and a `structuredPatch` built from it.
  */
 export class OriginalFiles {
-  private readonly pending = new Map<string, string | null>()
+  // The bytes as the event hands them: decoded only when a payload takes them.
+  private readonly pending = new Map<string, Uint8Array | null>()
 
   readonly remember = (change: BeforeChange): void => {
     if (change.before === 'unknown' || (change.bytes && change.bytes.byteLength > MAX_ORIGINAL_BYTES)) return
-    this.pending.set(change.callId, change.before === 'absent' || !change.bytes ? null : Buffer.from(change.bytes).toString('utf8'))
+    this.pending.set(change.callId, change.before === 'absent' || !change.bytes ? null : change.bytes)
     if (this.pending.size > MAX_PENDING) this.pending.delete(this.pending.keys().next().value!)
   }
 
@@ -28,6 +29,6 @@ export class OriginalFiles {
   take(callId: string): string | null | undefined {
     const original = this.pending.get(callId)
     this.pending.delete(callId)
-    return original
+    return original ? Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString('utf8') : original
   }
 }

@@ -1,7 +1,6 @@
 import type { Context } from 'cordis'
 import type { ApprovalAnswer } from '@dshkit/tools'
-import { checkRule, describeRule, type ToolView } from '@dshkit/permission-policy'
-import { callSummary, checkGrantRule, type AnsweredBy, type ApprovalResponse, type GrantInput, type GrantRule } from '@dshkit/user-approval'
+import { callSummary, checkGrantRule, matchableRule, type AnsweredBy, type ApprovalResponse, type GrantInput, type GrantRule } from '@dshkit/user-approval'
 import type { AskOutcome } from '@dshkit/user-approval'
 import type { AskRow, Ending } from './asks.js'
 
@@ -59,16 +58,6 @@ export function answerOf(row: AskRow): ApprovalAnswer {
   if (row.status === 'stale') return { kind: 'deny', reason: `the ask went stale before anyone answered (${row.note ?? 'its worker lease ended'})` }
   if (row.decision === 'allow') return { kind: 'allow' }
   return { kind: 'deny', reason: row.answer_reason ?? 'not approved' }
-}
-
-/** A rule naming no registered tool (or an argument its tools lack) would never match: not stored, the call allowed once. */
-function matchableRule(ctx: Context, rule: GrantRule): GrantRule {
-  const tools = ctx.get('tools') as { schemas(): ToolView[] } | undefined
-  if (!tools) return rule
-  const check = checkRule({ ...rule, decision: 'allow' }, 0, tools.schemas(), false)
-  if (check.kind !== 'problem') return rule
-  const label = `${describeRule({ ...rule, decision: 'allow' }, 0)}: `
-  throw new Error(`the grant rule can never match: ${check.message.startsWith(label) ? check.message.slice(label.length) : check.message}`)
 }
 
 function describe(value: unknown): string {

@@ -1,16 +1,12 @@
 import { z } from 'zod'
 import { strictConfig } from '@dshkit/common'
-import { PoolOptions } from '@dshkit/session-store-postgres'
+import { ConnectionString, PoolOptions } from '@dshkit/session-store-postgres'
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 const millis = (key: string) => z.number({ error: `${key} must be a number of milliseconds` }).int(`${key} must be a whole number of milliseconds`)
 
 export const Config = strictConfig({
-  /** `postgres://user:pass@host:port/db` (pg's syntax, `?host=/socket/dir` for a unix socket). */
-  connectionString: z
-    .string({ error: 'connectionString must be a string such as postgres://user@host/db' })
-    .regex(/^postgres(ql)?:\/\//, 'connectionString must start with postgres:// or postgresql://')
-    .optional(),
+  connectionString: ConnectionString.optional(),
   /** pg pool options (session-store-postgres's set), instead of or on top of connectionString. */
   pool: PoolOptions.optional(),
   schema: z

@@ -4,21 +4,6 @@ import type { AskRow } from './asks.js'
 
 interface SessionLike {
   store?: { sessionId?: unknown; file?: unknown }
-  append(event: Record<string, unknown>): Promise<unknown>
-}
-
-/** Appends approval events to the asking worker's `ctx.session` when there is one; a failed append is logged, never fatal to the ask. */
-export function recorder(ctx: Context) {
-  const logger = ctx.logger('approval-postgres')
-  return async (event: Record<string, unknown>) => {
-    const session = ctx.get('session') as SessionLike | undefined
-    if (typeof session?.append !== 'function') return
-    try {
-      await session.append(event)
-    } catch (error) {
-      logger.warn('could not record %s in the session: %s', event.type, (error as Error).message)
-    }
-  }
 }
 
 /** The session's id, if the session service says (stored with the ask, so a stale note can name it). */

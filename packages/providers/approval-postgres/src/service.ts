@@ -5,6 +5,7 @@ import {
   AskEnded,
   argumentsHash,
   callSummary,
+  recorder,
   type AnswerOutcome,
   type AnsweredBy,
   type ApprovalAsk,
@@ -18,7 +19,7 @@ import { type AskRow, askOf, finishAsk, insertAsk } from './asks.js'
 import { answerOf, checkResponse, endingOf, outcomeOf } from './answers.js'
 import type { Change, Db } from './db.js'
 import { PgGrants } from './grants.js'
-import { answeredEvent, recorder, requestedEvent, sessionIdOf } from './record.js'
+import { answeredEvent, requestedEvent, sessionIdOf } from './record.js'
 import { Team } from './team.js'
 
 // `ctx.approval` stays typed as user-approval's service (whose shape this one has): one declaration per key.
@@ -65,7 +66,7 @@ export class PostgresApproval extends Service implements ApprovalService {
     this.worker = options.worker
     this.timeoutMs = options.timeoutMs
     this.grants = new PgGrants(options.db, options.workspace, ctx)
-    this.record = recorder(ctx)
+    this.record = recorder(ctx, 'approval-postgres')
     this.team = new Team(options, {
       offer: (watched) => this.offer(watched),
       end: (watched, row) => this.ended(watched, row),

@@ -23,12 +23,13 @@ export const PoolOptions = strictConfig({
 })
 export type PoolOptions = z.infer<typeof PoolOptions>
 
+/** `postgres://user:pass@host:port/db` (pg's syntax, `?host=/socket/dir` for a unix socket); shared by every PostgreSQL provider. */
+export const ConnectionString = z
+  .string({ error: 'connectionString must be a string such as postgres://user@host/db' })
+  .regex(/^postgres(ql)?:\/\//, 'connectionString must start with postgres:// or postgresql://')
+
 export const Config = strictConfig({
-  /** `postgres://user:pass@host:port/db` (pg's syntax, `?host=/socket/dir` for a unix socket). */
-  connectionString: z
-    .string({ error: 'connectionString must be a string such as postgres://user@host/db' })
-    .regex(/^postgres(ql)?:\/\//, 'connectionString must start with postgres:// or postgresql://')
-    .optional(),
+  connectionString: ConnectionString.optional(),
   /** pg pool options, instead of or on top of connectionString. */
   pool: PoolOptions.optional(),
   sessionId: z

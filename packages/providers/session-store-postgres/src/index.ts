@@ -9,7 +9,7 @@ export { readSessionLog, listSessions, parseLocation, isPostgresLocation, type S
 export { SessionLockedError, SessionLostError, SessionNotFoundError, SessionStoreCorruptError } from './errors.js'
 export { MIGRATIONS, LATEST_VERSION } from './migrations.js'
 export { MAX_SESSION_ID_BYTES, redact, shownLocation, shownSessionId } from './names.js'
-export { Config, PoolOptions, type ConfigInput } from './config.js'
+export { Config, ConnectionString, PoolOptions, type ConfigInput } from './config.js'
 
 export const name = 'session-store-postgres'
 

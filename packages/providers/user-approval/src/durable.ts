@@ -11,9 +11,9 @@ type SessionEventLike = Record<string, unknown> & { type: string }
 
 const OUTCOME_UNKNOWN = 'TOOL_OUTCOME_UNKNOWN'
 
-/** Appends approval events to `ctx.session` when there is one; a failed append is logged, never fatal to the ask. */
-export function recorder(ctx: Context) {
-  const logger = ctx.logger('user-approval')
+/** Appends approval events to `ctx.session` when there is one; a failed append is logged (as `source`), never fatal to the ask. */
+export function recorder(ctx: Context, source = 'user-approval') {
+  const logger = ctx.logger(source)
   return async (event: Record<string, unknown>) => {
     const session = ctx.get('session') as SessionLike | undefined
     if (typeof session?.append !== 'function') return

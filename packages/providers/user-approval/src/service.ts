@@ -397,7 +397,7 @@ function describe(value: unknown): string {
 }
 
 /** A grant rule that names no registered tool, or an argument its tools do not declare, would never allow anything: not stored. */
-function matchableRule(ctx: Context, rule: GrantRule): GrantRule {
+export function matchableRule(ctx: Context, rule: GrantRule): GrantRule {
   const tools = ctx.get('tools') as { schemas(): ToolView[] } | undefined
   if (!tools) return rule
   const check = checkRule({ ...rule, decision: 'allow' }, 0, tools.schemas(), false)
