@@ -83,3 +83,14 @@ test('continue: false from any moment is a stop; a SessionEnd hook cannot block;
   await expect(ctx.loop.lifecycle({ name: 'SessionStart', source: 'boot' } as any)).rejects.toThrow(/SessionStart: source is missing or not valid/)
   await expect(ctx.loop.lifecycle({ name: 'Teardown' } as any)).rejects.toThrow(/needs event.name, one of SessionStart/)
 })
+
+test('hostile session hooks: a flood of stdout is bounded; an inherited name (constructor, toString) is no event', async () => {
+  const { ctx } = await withLoop({
+    SessionStart: [{ command: 'head -c 5000000 /dev/zero | tr "\\0" x' }],
+  })
+  const started = await ctx.loop.lifecycle({ name: 'SessionStart', source: 'startup' })
+  const text = (started.contexts[0]?.content[0] as { text: string } | undefined)?.text ?? ''
+  expect(text.length).toBeLessThanOrEqual(1 << 20)
+  await expect(ctx.loop.lifecycle({ name: 'constructor' } as any)).rejects.toThrow(/needs event.name/)
+  await expect(ctx.loop.lifecycle({ name: 'toString' } as any)).rejects.toThrow(/needs event.name/)
+})
