@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import type { ApprovalAnswer } from '@dshkit/tools'
-import { callSummary, checkGrantRule, matchableRule, type AnsweredBy, type ApprovalResponse, type GrantInput, type GrantRule } from '@dshkit/user-approval'
+import { callSummary, checkGrantRule, matchableRule, type AnsweredBy, type ApprovalResponse, type GrantInput } from '@dshkit/user-approval'
 import type { AskOutcome } from '@dshkit/user-approval'
 import type { AskRow, Ending } from './asks.js'
 

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import nodePath from 'node:path'
-import type { ProcessLaunch } from '@dshkit/process'
+import { type ProcessLaunch, runMarker } from '@dshkit/process'
 import { bytesOf } from './bytes.js'
 
 /** What one call's copy-on-write view is made of, on the host and as Node reads it. */
@@ -33,9 +33,11 @@ const MOUNT_VIEW = [
 ].join('\n')
 
 // The holder keeps one mount namespace alive for the plugin's life, so each call's view outlives the call and
-// can be read after it. It ends at EOF on its stdin, so it goes when the process hosting it goes (even by SIGKILL).
+// can be read after it. It ends at EOF on its stdin, so it goes when the process hosting it goes (even by SIGKILL),
+// and then kills every command launched through it (marked in its environment): bubblewrap's --die-with-parent
+// alone loses a race when the host dies while bwrap is still setting up (measured: its pid-namespace init lived on).
 const HOLDER = [
-  'size=$1 inodes=$2; shift 2',
+  'mark=$1 size=$2 inodes=$3; shift 3',
   `view() { ( ${MOUNT_VIEW}
   ) >&2; }`,
   'echo ready',
@@ -47,6 +49,7 @@ const HOLDER = [
   '    *) echo 2 ;;',
   '  esac',
   'done',
+  'for e in /proc/[0-9]*/environ; do grep -qz "^$mark=1$" "$e" 2>/dev/null && kill -9 "$(basename "${e%/environ}")" 2>/dev/null; done',
 ].join('\n')
 
 // The launch when no view was mounted ahead: mount it here, in the holder's namespace, then exec bubblewrap.
@@ -70,6 +73,8 @@ export const SETUP_FAILURE = 'dshkit-txn: '
 export class OverlayHost {
   private holder?: ChildProcess
   private readonly base: string
+  /** In the environment of every launch through this holder, which kills them all when it ends. */
+  private readonly mark = runMarker('DSHKIT_VIEW')
   private readonly answers: ((status: number) => void)[] = []
   private readonly rootBytes: string[]
   private calls = 0
@@ -89,7 +94,7 @@ export class OverlayHost {
 
   /** Starts the holder; resolves once its namespace exists. */
   start(): Promise<void> {
-    const args = ['-m', '--propagation', 'private', '/bin/sh', '-c', HOLDER, 'dshkit-view', ...this.sizes(), ...this.roots, '--']
+    const args = ['-m', '--propagation', 'private', '/bin/sh', '-c', HOLDER, 'dshkit-view', this.mark, ...this.sizes(), ...this.roots, '--']
     const holder = spawn(this.programs.unshare, args, { stdio: ['pipe', 'pipe', 'pipe'] })
     this.holder = holder
     holder.stdin!.on('error', () => {})
@@ -143,9 +148,10 @@ export class OverlayHost {
   /** Runs bubblewrap's launch inside the holder's namespace, mounting the view first when it was not mounted ahead. */
   wrap(view: CallView, launch: ProcessLaunch): ProcessLaunch {
     const enter = [`--mount=/proc/${this.holder!.pid}/ns/mnt`, '--']
-    if (view.mounted) return { ...launch, file: this.programs.nsenter, args: [...enter, launch.file, ...launch.args] }
+    const env = { ...(launch.env ?? process.env), [this.mark]: '1' }
+    if (view.mounted) return { ...launch, env, file: this.programs.nsenter, args: [...enter, launch.file, ...launch.args] }
     const script = ['/bin/sh', '-c', WRAPPER, 'sh', view.mountPoint, ...this.sizes(), ...this.roots, '--']
-    return { ...launch, file: this.programs.nsenter, args: [...enter, ...script, launch.file, ...launch.args] }
+    return { ...launch, env, file: this.programs.nsenter, args: [...enter, ...script, launch.file, ...launch.args] }
   }
 
   /** Unmounts the call's tmpfs and overlays and removes its mount point; the call's result does not wait for it. */
