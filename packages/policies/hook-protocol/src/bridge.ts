@@ -201,7 +201,8 @@ export function createHookBridge(options: HookBridgeOptions) {
           const label = handlerLabel(hook)
           const verdict = interpretHookOutput(label, parseHookOutput(await runHandler(hook, run)), event, {
             askSupported,
-            updatedInputNeedsAllow: dialect === 'codex',
+            codexAnswers: dialect === 'codex',
+            onError,
           })
           handlerOf.set(verdict, handlerKey(hook))
           hookOf.set(verdict, hook)

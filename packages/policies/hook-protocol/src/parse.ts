@@ -6,7 +6,7 @@ import type { HookRunResult } from './run.js'
  */
 export type HookOutput =
   | { kind: 'ok'; json?: Record<string, unknown>; exitCode?: number; stderr?: string }
-  | { kind: 'block'; reason: string }
+  | { kind: 'block'; reason: string; /** exit 2 with nothing on stderr: `reason` is ours */ unexplained?: true }
   | { kind: 'error'; reason: string }
 
 /**
@@ -43,7 +43,10 @@ export function parseHookOutput(result: HookRunResult): HookOutput {
     }
   }
   if (code === 0) return { kind: 'ok' }
-  if (code === 2) return { kind: 'block', reason: result.stderr.trim() || 'blocked (exit code 2, no reason on stderr)' }
+  if (code === 2) {
+    const stderr = result.stderr.trim()
+    return stderr ? { kind: 'block', reason: stderr } : { kind: 'block', reason: 'blocked (exit code 2, no reason on stderr)', unexplained: true }
+  }
   return { kind: 'error', reason: exitReason(code, result) }
 }
 
@@ -109,15 +112,29 @@ export interface InterpretOptions {
   /** False for harnesses whose pre hooks can only deny or rewrite (Codex): `ask`, `defer` and a bare `allow` are ignored with a warning. */
   askSupported: boolean
   /**
-   * Codex: an `updatedInput` counts only with `permissionDecision: "allow"`; with any other decision (or none) the
-   * answer is invalid, which Codex treats as a failed hook (so `onError` decides). Claude Code applies it either way.
+   * Codex's rules for a valid answer (measured against Codex 0.171): `updatedInput` only with `permissionDecision:
+   * "allow"`; a deny or block carries a reason; exit 2 has one on stderr; no PreToolUse `continue: false`. An answer
+   * that breaks one is a failed hook: before the call `onError` decides (Codex runs it), after it the output stays
+   * (as in Codex). Claude Code accepts all of them.
    */
-  updatedInputNeedsAllow?: boolean
+  codexAnswers?: boolean
+  /** With `codexAnswers`: a `continue: false` stays a stop unless failures are tolerated (fail closed by default). */
+  onError?: 'deny' | 'allow'
+}
+
+const codexNeedsReason = (answer: string) => `a ${answer} needs a reason; Codex counts one without as a failed hook`
+
+/** Why Codex would count a tool hook's answer as a failed hook, or undefined when it is valid there. */
+function codexInvalid(output: HookOutput): string | undefined {
+  if (output.kind === 'block' && output.unexplained) return 'exited with code 2 and nothing on stderr; Codex counts a block without a reason as a failed hook'
+  return undefined
 }
 
 /** Reads the JSON fields of one hook's output for one event. Wrong field types are errors (fail closed). */
 export function interpretHookOutput(command: string, output: HookOutput, event: HookEvent, options: InterpretOptions): HookVerdict {
   const verdict: HookVerdict = { command, decision: 'none', warnings: [] }
+  const invalid = options.codexAnswers && (event === 'PreToolUse' || event === 'PostToolUse') ? codexInvalid(output) : undefined
+  if (invalid) return { ...verdict, decision: 'error', reason: invalid }
   if (output.kind !== 'ok') return { ...verdict, decision: output.kind, reason: output.reason }
   if (!output.json) return verdict
   try {
@@ -158,6 +175,7 @@ function readJson(verdict: HookVerdict, json: Record<string, unknown>, event: Ho
       verdict.retry = specific?.retry === true
       break
     default: // PostToolUse, PostToolUseFailure
+      if (options.codexAnswers && legacy === 'block' && !reason) throw new TypeError(codexNeedsReason('decision "block"'))
       if (legacy === 'block') setDecision(verdict, 'block', reason ?? 'blocked by the hook')
       if (event === 'PostToolUse') {
         // updatedToolOutput is the current name; updatedMCPToolOutput the older, MCP-only one.
@@ -168,6 +186,9 @@ function readJson(verdict: HookVerdict, json: Record<string, unknown>, event: Ho
   }
   if (json.continue !== undefined && typeof json.continue !== 'boolean') throw new TypeError('continue must be a boolean')
   if (json.continue === false) {
+    if (options.codexAnswers && event === 'PreToolUse' && options.onError === 'allow') {
+      throw new TypeError('continue: false is not supported in PreToolUse by Codex, which runs the call')
+    }
     verdict.stop = true
     const stop = field(json, 'stopReason')
     setDecision(verdict, 'block', stop ?? verdict.reason ?? 'the hook stopped processing (continue: false)')
@@ -190,7 +211,7 @@ function readPreToolUse(
   const permissionReason = optionalString(specific, 'permissionDecisionReason', 'hookSpecificOutput.')
   if (specific && Object.hasOwn(specific, 'updatedInput')) {
     if (!isObject(specific.updatedInput)) throw new TypeError('hookSpecificOutput.updatedInput must be an object (the whole new tool_input)')
-    if (options.updatedInputNeedsAllow && permission !== 'allow') {
+    if (options.codexAnswers && permission !== 'allow') {
       const got = permission === undefined ? 'no permissionDecision' : `permissionDecision ${JSON.stringify(permission)}`
       throw new TypeError(
         `hookSpecificOutput.updatedInput is only valid with permissionDecision "allow" (got ${got}); Codex counts such an answer as a failed hook`,
@@ -198,6 +219,9 @@ function readPreToolUse(
     }
     // A denial runs nothing, so there is nothing to rewrite.
     if (permission !== 'deny') verdict.updatedInput = specific.updatedInput
+  }
+  if (options.codexAnswers && !permissionReason && !reason && (permission === 'deny' || (permission === undefined && legacy === 'block'))) {
+    throw new TypeError(codexNeedsReason(permission === 'deny' ? 'permissionDecision "deny"' : 'decision "block"'))
   }
   // permissionDecision wins over the deprecated top-level decision, as in Claude Code.
   if (permission === 'deny') setDecision(verdict, 'block', permissionReason ?? reason ?? 'denied by the hook')

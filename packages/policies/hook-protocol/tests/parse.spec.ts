@@ -77,7 +77,7 @@ describe('interpretHookOutput', () => {
     async (permission) => {
       const answer = json({ hookSpecificOutput: { permissionDecision: permission, updatedInput: { command: 'echo rewritten' } } })
       expect(await verdictOf(answer)).toMatchObject({ updatedInput: { command: 'echo rewritten' } })
-      const codexVerdict = await verdictOf(answer, 'PreToolUse', { ...codex, updatedInputNeedsAllow: true })
+      const codexVerdict = await verdictOf(answer, 'PreToolUse', { ...codex, codexAnswers: true })
       expect(codexVerdict).toMatchObject({ decision: 'error', reason: expect.stringContaining('only valid with permissionDecision "allow"') })
       expect(codexVerdict.updatedInput).toBeUndefined()
     },
@@ -85,10 +85,45 @@ describe('interpretHookOutput', () => {
 
   test('updatedInput with allow is a rewrite for Codex too', async () => {
     const answer = json({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: { command: 'echo rewritten' } } })
-    expect(await verdictOf(answer, 'PreToolUse', { ...codex, updatedInputNeedsAllow: true })).toMatchObject({
+    expect(await verdictOf(answer, 'PreToolUse', { ...codex, codexAnswers: true })).toMatchObject({
       decision: 'allow',
       updatedInput: { command: 'echo rewritten' },
     })
+  })
+
+  // Codex 0.171 runs the call on each of these PreToolUse answers (hooks-codex's differential test); Claude Code blocks.
+  test.each([
+    ['exit 2, empty stderr', 'cat >/dev/null; exit 2', /nothing on stderr/],
+    ['deny without a reason', json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny' } }), /"deny" needs a reason/],
+    ['block without a reason', json({ decision: 'block' }), /"block" needs a reason/],
+  ])('%s: a block for Claude Code, a failed hook for Codex (onError decides)', async (_name, command, why) => {
+    expect(await verdictOf(command)).toMatchObject({ decision: 'block' })
+    expect(await verdictOf(command, 'PreToolUse', { ...codex, codexAnswers: true })).toMatchObject({ decision: 'error', reason: expect.stringMatching(why) })
+  })
+
+  test.each([
+    ['exit 2, empty stderr', 'cat >/dev/null; exit 2'],
+    ['block without a reason', json({ decision: 'block' })],
+  ])('PostToolUse %s: a failed hook for Codex (the output stays), a block for Claude Code', async (_name, command) => {
+    expect(await verdictOf(command, 'PostToolUse')).toMatchObject({ decision: 'block' })
+    expect(await verdictOf(command, 'PostToolUse', { ...codex, codexAnswers: true })).toMatchObject({ decision: 'error' })
+    expect(await verdictOf(json({ decision: 'block', reason: 'lint' }), 'PostToolUse', { ...codex, codexAnswers: true })).toMatchObject({ decision: 'block' })
+  })
+
+  test('deny and block with a reason stay blocks for Codex', async () => {
+    const deny = json({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'no' } })
+    expect(await verdictOf(deny, 'PreToolUse', { ...codex, codexAnswers: true })).toMatchObject({ decision: 'block', reason: 'no' })
+    expect(await verdictOf(json({ decision: 'block', reason: 'no' }), 'PreToolUse', { ...codex, codexAnswers: true })).toMatchObject({ decision: 'block' })
+    expect(await verdictOf('echo no >&2; exit 2', 'PreToolUse', { ...codex, codexAnswers: true })).toMatchObject({ decision: 'block', reason: 'no' })
+  })
+
+  test('PreToolUse continue: false is a stop, except for Codex under onError allow (Codex runs the call)', async () => {
+    const answer = json({ continue: false, stopReason: 'halt' })
+    expect(await verdictOf(answer)).toMatchObject({ decision: 'block', stop: true, reason: 'halt' })
+    expect(await verdictOf(answer, 'PreToolUse', { ...codex, codexAnswers: true, onError: 'deny' })).toMatchObject({ decision: 'block', stop: true })
+    const tolerated = await verdictOf(answer, 'PreToolUse', { ...codex, codexAnswers: true, onError: 'allow' })
+    expect(tolerated).toMatchObject({ decision: 'error', reason: expect.stringMatching(/not supported in PreToolUse by Codex/) })
+    expect(tolerated.stop).toBeUndefined()
   })
 
   test('PostToolUse decision block blocks; PreToolUse fields are not read there', async () => {

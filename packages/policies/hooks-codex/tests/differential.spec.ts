@@ -128,3 +128,38 @@ describe('against the real Codex CLI', () => {
     expect(await booted.call('shell', { command: 'echo original > out.txt' })).toMatchObject({ error: { code: 'DENIED' } })
   })
 })
+
+// Answers Codex 0.171 counts as failed hooks, so it runs the call. With onError 'allow' dshkit does the same;
+// by default it fails closed (continue: false then stays a stop).
+describe("PreToolUse answers Codex counts as failed hooks: onError 'allow' runs the call as Codex does", () => {
+  test.each([
+    ['exit 2 with nothing on stderr', 'cat > /dev/null; exit 2'],
+    ['permissionDecision deny without a reason', `cat > /dev/null; echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}'`],
+    ['decision block without a reason', `cat > /dev/null; echo '{"decision":"block"}'`],
+    ['continue: false', `cat > /dev/null; echo '{"continue":false,"stopReason":"halt"}'`],
+  ])('%s', { timeout: 180_000 }, async (_name, answer) => {
+    const run = await both(tomlHook('PreToolUse', answer), 'echo ran > out.txt', { onError: 'allow' })
+    expect(ranCommands(run.events)).toHaveLength(1)
+    expect(existsSync(join(run.codexDir, 'out.txt'))).toBe(true)
+    expect(run.result).toMatchObject({ isError: false })
+    expect(existsSync(join(run.dshkitDir, 'out.txt'))).toBe(true)
+    // The expected difference: by default dshkit fails closed.
+    const dir = await tempDir('hooks-codex-diff-dshkit-')
+    const booted = await boot({ plugins: [[ShellLocal, { cwd: dir }], ToolShell] })
+    await booted.plug(HooksCodex, { projectDir: dir, sources: { user: true } })
+    expect(await booted.call('shell', { command: 'echo ran > out.txt' })).toMatchObject({ isError: true, error: { code: 'DENIED' } })
+    expect(existsSync(join(dir, 'out.txt'))).toBe(false)
+  })
+})
+
+test.each([
+  ['exit 2 with nothing on stderr', 'cat > /dev/null; exit 2'],
+  ['decision block without a reason', `cat > /dev/null; echo '{"decision":"block"}'`],
+])('PostToolUse %s: Codex counts it a failed hook and sends the output; so does dshkit, with either onError', { timeout: 180_000 }, async (_name, answer) => {
+  for (const onError of ['allow', 'deny'] as const) {
+    const run = await both(tomlHook('PostToolUse', answer), 'echo ran', { onError })
+    expect(run.modelSaw).toEqual([expect.stringMatching(/Output:\nran\n$/)])
+    expect(run.result).toMatchObject({ isError: false, content: [{ type: 'text', text: expect.stringContaining('ran') }] })
+    expect(JSON.stringify(run.result)).not.toMatch(/blocked/)
+  }
+})
