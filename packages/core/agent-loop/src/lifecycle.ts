@@ -3,7 +3,8 @@ import type { ContextMessage, ToolStop } from '@dshkit/tools'
 /** The moments a harness owns (not a tool call): fired with `ctx.loop.lifecycle(event)`; hook bridges run their hooks. */
 export type LifecycleEvent =
   | { name: 'SessionStart'; source: 'startup' | 'resume' | 'clear' | 'compact' }
-  | { name: 'UserPromptSubmit'; prompt: string }
+  /** `promptId`: the harness's id of this prompt (hook bridges send it as `prompt_id` until the next prompt); one is made when absent. */
+  | { name: 'UserPromptSubmit'; prompt: string; promptId?: string }
   | { name: 'Stop' | 'SubagentStop'; stopHookActive?: boolean }
   | { name: 'PreCompact'; trigger: 'manual' | 'auto'; customInstructions?: string }
   | { name: 'SessionEnd'; reason: 'clear' | 'logout' | 'prompt_input_exit' | 'other' }
@@ -35,7 +36,7 @@ declare module 'cordis' {
 
 const FIELDS: Record<LifecycleEvent['name'], Record<string, (value: unknown) => boolean>> = {
   SessionStart: { source: (v) => ['startup', 'resume', 'clear', 'compact'].includes(v as string) },
-  UserPromptSubmit: { prompt: (v) => typeof v === 'string' },
+  UserPromptSubmit: { prompt: (v) => typeof v === 'string', promptId: (v) => v === undefined || (typeof v === 'string' && v.length > 0 && v.length <= 200) },
   Stop: { stopHookActive: (v) => v === undefined || typeof v === 'boolean' },
   SubagentStop: { stopHookActive: (v) => v === undefined || typeof v === 'boolean' },
   PreCompact: { trigger: (v) => v === 'manual' || v === 'auto', customInstructions: (v) => v === undefined || typeof v === 'string' },

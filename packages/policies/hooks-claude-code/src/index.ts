@@ -19,6 +19,8 @@ export const apply = (ctx: Context, input: ConfigInput) => {
   const config = Config.parse(input)
   const sessionId = config.sessionId ?? randomUUID()
   const projectDir = resolve(config.projectDir ?? process.cwd())
+  // Claude Code sends the current prompt's id on every event; dshkit has one once the harness submits a prompt.
+  let promptId: string | undefined
   const bridge = openHookBridge({
     ...config,
     configPath: undefined, // the sources below list it already, in its place
@@ -44,6 +46,9 @@ export const apply = (ctx: Context, input: ConfigInput) => {
         return config.transcriptPath || sessionLogPath(ctx.get('session')) || ''
       },
       cwd: dir,
+      get prompt_id() {
+        return promptId
+      },
     }),
     permissionMode: () => config.permissionMode ?? permissionModeOf(ctx.get('approval')),
     logger: ctx.logger(name),
@@ -52,7 +57,10 @@ export const apply = (ctx: Context, input: ConfigInput) => {
   ctx.on('tools/pre-execute', bridge.preExecute)
   ctx.on('tools/post-execute', bridge.postExecute)
   // The harness's moments (SessionStart, UserPromptSubmit, Stop…), fired through ctx.loop.lifecycle.
-  ctx.on('loop/lifecycle', async (event, answer) => answer(await bridge.lifecycle(event)))
+  ctx.on('loop/lifecycle', async (event, answer) => {
+    if (event.name === 'UserPromptSubmit') promptId = event.promptId ?? randomUUID()
+    answer(await bridge.lifecycle(event))
+  })
   // Write/Edit payloads carry the file as it was (originalFile, structuredPatch); tool-fs emits this event.
   ctx.on('fs/before-change', async (change) => bridge.beforeChange(change))
   if (bridge.answersPermissionRequests) {

@@ -20,7 +20,7 @@ const SCRIPT: [string, Record<string, unknown>, string[]][] = [
 
 // Where dshkit differs on purpose or cannot know: key → why. Everything else must be equal, key by key.
 const EXPECTED_DIFFERENCES: Record<string, string> = {
-  prompt_id: 'dshkit has no user prompt of its own; left out rather than invented',
+  prompt_id: 'this script submits no prompt (lifecycle.spec.ts checks prompt_id after a UserPromptSubmit)',
   session_id: 'the session is dshkit’s',
   transcript_path: 'the session log is dshkit’s',
   cwd: 'the project is a temp folder',

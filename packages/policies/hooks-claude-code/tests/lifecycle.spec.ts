@@ -94,3 +94,27 @@ test('hostile session hooks: a flood of stdout is bounded; an inherited name (co
   await expect(ctx.loop.lifecycle({ name: 'constructor' } as any)).rejects.toThrow(/needs event.name/)
   await expect(ctx.loop.lifecycle({ name: 'toString' } as any)).rejects.toThrow(/needs event.name/)
 })
+
+test('prompt_id: absent before a prompt; after UserPromptSubmit every event carries that prompt’s id, the harness’s or a new UUID', async () => {
+  const { ctx, seen, call } = await withLoop({
+    UserPromptSubmit: [{ command: record('prompt') }],
+    PreToolUse: [{ matcher: 'Read', command: record('pre') }],
+    Stop: [{ command: record('stop') }],
+  })
+  await call('fs_read', { path: 'nothing-yet.txt' })
+  expect(await seen('pre')).not.toHaveProperty('prompt_id')
+  await ctx.loop.lifecycle({ name: 'UserPromptSubmit', prompt: 'fix the bug', promptId: 'p-1' })
+  await call('fs_read', { path: 'still-nothing.txt' })
+  await ctx.loop.lifecycle({ name: 'Stop' })
+  for (const name of ['prompt', 'pre', 'stop']) expect((await seen(name)).prompt_id).toBe('p-1')
+  await ctx.loop.lifecycle({ name: 'UserPromptSubmit', prompt: 'and the next one' })
+  const next = (await seen('prompt')).prompt_id
+  expect(next).toMatch(/^[0-9a-f-]{36}$/)
+  await call('fs_read', { path: 'again.txt' })
+  expect((await seen('pre')).prompt_id).toBe(next)
+})
+
+test('a promptId that is not a short string is refused, naming the field', async () => {
+  const { ctx } = await withLoop({})
+  await expect(ctx.loop.lifecycle({ name: 'UserPromptSubmit', prompt: 'x', promptId: 'x'.repeat(201) })).rejects.toThrow(/UserPromptSubmit: promptId/)
+})
