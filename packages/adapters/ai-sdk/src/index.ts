@@ -1,3 +1,3 @@
-export { dshkitTools, turnConcluded, type DshkitToolsOptions } from './tools.js'
+export { dshkitTools, sessionStop, turnConcluded, type DshkitToolsOptions } from './tools.js'
 export type { DshkitToolOutput } from './output.js'
 export { DshkitToolError } from '@dshkit/agent-loop'

@@ -2,6 +2,7 @@ import type { Context } from 'cordis'
 import { jsonSchema, tool, type StopCondition, type ToolSet } from 'ai'
 import { DshkitToolError, FrameworkApprovals, frameworkSchemas, requireLoop, StepBatcher } from '@dshkit/agent-loop'
 import { toModelOutput, toolOutput, type DshkitToolOutput } from './output.js'
+import type { ToolStop } from '@dshkit/tools'
 
 export interface DshkitToolsOptions {
   /**
@@ -49,7 +50,26 @@ export function dshkitTools(ctx: Context, options: DshkitToolsOptions = {}): Too
 export const turnConcluded: StopCondition<any> = ({ steps }) => {
   const last = steps.at(-1)
   if (!last) return false
-  const outputs = last.toolResults.map((part) => part.output as Partial<DshkitToolOutput> | undefined)
-  if (outputs.some((output) => output?.concludesTurn === true || output?.stop)) return true
-  return last.content.some((part) => part.type === 'tool-error' && part.error instanceof DshkitToolError && part.error.result.stop !== undefined)
+  return last.toolResults.some((part) => (part.output as Partial<DshkitToolOutput> | undefined)?.concludesTurn === true) || !!stepStop(last)
+}
+
+/** The session stop (a hook's `continue: false`) a `generateText` / `streamText` result's steps carry: `stopOf` for `ctx.loop.turn`. */
+export function sessionStop(result: { steps: readonly StepLike[] }): ToolStop | undefined {
+  for (const step of result.steps) {
+    const stop = stepStop(step)
+    if (stop) return stop
+  }
+  return undefined
+}
+
+type StepLike = { toolResults: readonly { output: unknown }[]; content: readonly { type: string; error?: unknown }[] }
+
+function stepStop(step: StepLike): ToolStop | undefined {
+  for (const part of step.toolResults) {
+    const stop = (part.output as Partial<DshkitToolOutput> | undefined)?.stop
+    if (stop) return stop
+  }
+  for (const part of step.content)
+    if (part.type === 'tool-error' && part.error instanceof DshkitToolError && part.error.result.stop) return part.error.result.stop
+  return undefined
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import { generateText, isStepCount, type ModelMessage } from 'ai'
 import { cleanup, eventually, plug, psMatching, uniqueSleep } from '@dshkit/testing'
-import { DshkitToolError, dshkitTools, turnConcluded } from '../src/index.js'
+import { DshkitToolError, dshkitTools, sessionStop, turnConcluded } from '../src/index.js'
 import { expectStepScheduled, harness, mockModel, plugFinisher, plugStopper, textStep, toolOutputsSeen, toolStep } from './helpers.js'
 import { MEDIA, plugMedia } from '../../test-harness.js'
 
@@ -139,18 +139,38 @@ test('session hooks around generateText: a Stop hook that blocks gets one more t
         if (event.name === 'UserPromptSubmit' && event.prompt.includes('secret')) answer({ block: { reason: 'no secrets', by: 'gate' } })
       }),
   })
-  expect((await ctx.loop.lifecycle({ name: 'UserPromptSubmit', prompt: 'my secret' })).block?.reason).toBe('no secrets')
   const model = mockModel(textStep('done'), textStep('tests pass'))
-  const messages: ModelMessage[] = [{ role: 'user', content: 'fix it' }]
-  for (let stopHookActive = false; ; stopHookActive = true) {
-    const result = await generateText({ model, tools: dshkitTools(ctx), messages, stopWhen: [turnConcluded, isStepCount(5)] })
-    messages.push(...result.response.messages)
-    const stop = await ctx.loop.lifecycle({ name: 'Stop', stopHookActive })
-    if (!stop.block) break
-    messages.push({ role: 'user', content: stop.block.reason })
-  }
+  const messages: ModelMessage[] = []
+  const turn = (prompt: string) =>
+    ctx.loop.turn({
+      prompt,
+      run: async ({ text }) => {
+        messages.push({ role: 'user', content: text })
+        const result = await generateText({ model, tools: dshkitTools(ctx), messages, stopWhen: [turnConcluded, isStepCount(5)] })
+        messages.push(...result.response.messages)
+        return result
+      },
+      stopOf: sessionStop,
+    })
+  expect(await turn('my secret')).toEqual({ outputs: [], refused: { reason: 'no secrets', by: 'gate' } })
+  expect(model.doGenerateCalls).toHaveLength(0)
+  const outcome = await turn('fix it')
+  expect(outcome.outputs.map((r) => r.text)).toEqual(['done', 'tests pass'])
   expect(model.doGenerateCalls).toHaveLength(2)
   expect(JSON.stringify(model.doGenerateCalls[1].prompt)).toContain('run the tests first')
+})
+
+test('ctx.loop.turn with sessionStop: a stop in a tool result ends the turn without Stop hooks', async () => {
+  const { ctx } = await harness()
+  await plugStopper(ctx, 'probe_write')
+  const model = mockModel(toolStep([['w1', 'probe_write', { id: 'w1' }]]), textStep('not reached'))
+  const outcome = await ctx.loop.turn({
+    prompt: 'go',
+    run: ({ text }) => generateText({ model, tools: dshkitTools(ctx), prompt: text, stopWhen: [turnConcluded, isStepCount(5)] }),
+    stopOf: sessionStop,
+  })
+  expect(outcome.stop).toEqual({ reason: 'kill switch', by: 'test-stopper' })
+  expect(model.doGenerateCalls).toHaveLength(1)
 })
 
 test('audio, resources and links reach the model as text describing them, the image as a file part; the session logs the blocks', async () => {

@@ -128,3 +128,41 @@ test('audio, resources and links become text blocks describing them beside the i
   expect(content.filter((block) => block.type === 'text').map((block) => block.text)).toEqual(MEDIA.texts)
   expect(content.filter((block) => block.type === 'image')).toHaveLength(1)
 })
+
+test('ctx.loop.turn around a LangChain loop: a Stop hook that blocks gets one more run with its reason; a stop in the messages ends the turn', async () => {
+  const { ctx } = await harness()
+  const stops: boolean[] = []
+  // Stands in for a hook bridge (hooks-claude-code answers loop/lifecycle the same way).
+  await ctx.plugin({
+    name: 'stop-gate',
+    apply: (ctx: any) =>
+      ctx.on('loop/lifecycle', async (event: any, answer: any) => {
+        if (event.name === 'Stop') stops.push(event.stopHookActive === true)
+        if (event.name === 'Stop' && !event.stopHookActive) answer({ block: { reason: 'run the tests first', by: 'gate' } })
+      }),
+  })
+  const history: BaseMessage[] = []
+  /** One run of the app's loop: the model answers, runToolCalls runs its calls, until it asks for none. */
+  const runLoop =
+    (answers: AIMessage[]) =>
+    async ({ text }: { text: string }) => {
+      history.push(new HumanMessage(text))
+      for (;;) {
+        const reply = (await turn(answers.shift() ?? new AIMessage('done')).invoke(history)) as AIMessage
+        history.push(reply)
+        if (!reply.tool_calls?.length) return history
+        history.push(...(await runToolCalls(ctx, reply)))
+        if (sessionStop(history)) return history
+      }
+    }
+  const outcome = await ctx.loop.turn({ prompt: 'fix it', run: runLoop([new AIMessage('done'), new AIMessage('tests pass')]), stopOf: sessionStop })
+  expect(outcome.outputs).toHaveLength(2)
+  expect(history.filter((m) => HumanMessage.isInstance(m)).map((m) => m.content)).toEqual(['fix it', 'run the tests first'])
+  expect(stops).toEqual([false, true])
+
+  await plugStopper(ctx, 'probe_write')
+  history.length = 0
+  const stopped = await ctx.loop.turn({ prompt: 'go', run: runLoop([asking([['w1', 'probe_write', { id: 'w1' }]])]), stopOf: sessionStop })
+  expect(stopped.stop).toEqual({ reason: 'kill switch', by: 'test-stopper' })
+  expect(stops).toHaveLength(2)
+})

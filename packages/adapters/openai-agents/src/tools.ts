@@ -17,6 +17,8 @@ export interface DshkitAgentToolsOptions {
 
 // Calls whose batch concluded the turn or stopped the session, until dshkitToolUseBehavior reads them (bounded: a run may never ask).
 const ending = new Map<string, 'concluded' | ToolStop>()
+// Calls that stopped the session, for runStop (kept after dshkitToolUseBehavior read them; bounded likewise).
+const stopped = new Map<string, ToolStop>()
 const MAX_ENDING = 10_000
 
 /**
@@ -75,7 +77,22 @@ export function dshkitToolUseBehavior(_context: unknown, results: FunctionToolRe
   return { isFinalOutput: true, isInterrupted: undefined, finalOutput: typeof output === 'string' ? output : joinText(output as any) }
 }
 
+/** The session stop (a hook's `continue: false`) a run's result carries: `stopOf` for `ctx.loop.turn`. */
+export function runStop(result: { newItems: readonly { type: string; rawItem?: unknown }[] }): ToolStop | undefined {
+  for (const item of result.newItems) {
+    const callId = item.type === 'tool_call_output_item' ? (item.rawItem as { callId?: string } | undefined)?.callId : undefined
+    const stop = callId === undefined ? undefined : stopped.get(callId)
+    if (stop) return stop
+  }
+  return undefined
+}
+
 function remember(callId: string, end: 'concluded' | ToolStop) {
-  ending.set(callId, end)
-  if (ending.size > MAX_ENDING) ending.delete(ending.keys().next().value!)
+  bounded(ending, callId, end)
+  if (end !== 'concluded') bounded(stopped, callId, end)
+}
+
+function bounded<V>(map: Map<string, V>, key: string, value: V) {
+  map.set(key, value)
+  if (map.size > MAX_ENDING) map.delete(map.keys().next().value!)
 }

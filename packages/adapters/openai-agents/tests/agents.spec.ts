@@ -4,7 +4,7 @@ import type { Context } from 'cordis'
 import { afterEach, expect, test } from 'vitest'
 import { Agent, run, setTracingDisabled } from '@openai/agents'
 import { cleanup, eventually, psMatching, uniqueSleep } from '@dshkit/testing'
-import { dshkitAgentTools, dshkitToolUseBehavior } from '../src/index.js'
+import { dshkitAgentTools, dshkitToolUseBehavior, runStop } from '../src/index.js'
 import { call, expectStepScheduled, FakeModel, harness, plugFinisher, plugStopper, say } from './helpers.js'
 import { MEDIA, plugMedia } from '../../test-harness.js'
 
@@ -130,4 +130,30 @@ test('audio, resources and links reach the model as text outputs describing them
   const seen = model.outputsSeen(1).m1 as { type: string; text?: string }[]
   expect(seen.filter((item) => item.type === 'input_text' || item.type === 'text').map((item) => item.text)).toEqual(MEDIA.texts)
   expect(seen.filter((item) => item.type !== 'input_text' && item.type !== 'text')).toHaveLength(1)
+})
+
+test('ctx.loop.turn around run(): a Stop hook that blocks runs the agent again with its reason; a stop in a result ends the turn, no Stop hook', async () => {
+  const { ctx } = await harness()
+  const stops: boolean[] = []
+  // Stands in for a hook bridge (hooks-claude-code answers loop/lifecycle the same way).
+  await ctx.plugin({
+    name: 'stop-gate',
+    apply: (ctx: Context) =>
+      ctx.on('loop/lifecycle', async (event, answer) => {
+        if (event.name === 'Stop') stops.push(event.stopHookActive === true)
+        if (event.name === 'Stop' && !event.stopHookActive) answer({ block: { reason: 'run the tests first', by: 'gate' } })
+      }),
+  })
+  const model = new FakeModel([[say('done')], [say('tests pass')]])
+  const agent = agentWith(ctx, model)
+  const outcome = await ctx.loop.turn({ prompt: 'fix it', run: ({ text }) => run(agent, text), stopOf: runStop })
+  expect(outcome.outputs.map((r) => r.finalOutput)).toEqual(['done', 'tests pass'])
+  expect(JSON.stringify(model.requests[1].input)).toContain('run the tests first')
+  expect(stops).toEqual([false, true])
+
+  await plugStopper(ctx, 'probe_write')
+  const stopping = new FakeModel([[call('w1', 'probe_write', { id: 'w1' })], [say('not reached')]])
+  const stopped = await ctx.loop.turn({ prompt: 'go', run: ({ text }) => run(agentWith(ctx, stopping), text), stopOf: runStop })
+  expect(stopped.stop).toEqual({ reason: 'kill switch', by: 'test-stopper' })
+  expect(stops).toHaveLength(2)
 })

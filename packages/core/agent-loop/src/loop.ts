@@ -3,6 +3,7 @@ import { toolFailure, type ContextMessage, type PreparedCall, type ToolExecution
 import { deepFreeze, errorMessage } from '@dshkit/common'
 import { checkLifecycleEvent, mergeAnswers, type LifecycleAnswer, type LifecycleEvent, type LifecycleOutcome } from './lifecycle.js'
 import type { SessionService } from '@dshkit/session'
+import { runTurn, type TurnInput, type TurnOutcome } from './turn.js'
 import type { Config } from './config.js'
 import { checkOptions, isConcurrencySafe, loggedArguments, planCalls, type PlannedCall, type ToolCall } from './plan.js'
 
@@ -68,6 +69,7 @@ export class AgentLoop extends Service {
     // Nothing on this path reads `this.ctx`, so the caller's context is not needed.
     this.executeToolCalls = this.executeToolCalls.bind(this)
     this.lifecycle = this.lifecycle.bind(this)
+    this.turn = this.turn.bind(this)
   }
 
   /**
@@ -106,6 +108,11 @@ export class AgentLoop extends Service {
     const answers: LifecycleAnswer[] = []
     await this.ctx.parallel('loop/lifecycle', deepFreeze({ ...event }), (answer) => void answers.push(answer))
     return mergeAnswers(answers)
+  }
+
+  /** Runs one prompt as a turn: UserPromptSubmit, the framework's run, then Stop, which may send it back (see TurnInput). */
+  turn<T>(input: TurnInput<T>): Promise<TurnOutcome<T>> {
+    return runTurn(this.lifecycle, input)
   }
 
   private async runGroup(batch: Batch, start: number, end: number) {

@@ -6,7 +6,7 @@ import type { HookRunResult } from './run.js'
  */
 export type HookOutput =
   | { kind: 'ok'; json?: Record<string, unknown>; exitCode?: number; stderr?: string }
-  | { kind: 'block'; reason: string; /** exit 2 with nothing on stderr: `reason` is ours */ unexplained?: true }
+  | { kind: 'block'; reason: string /** exit 2 with nothing on stderr: `reason` is ours */; unexplained?: true }
   | { kind: 'error'; reason: string }
 
 /**
