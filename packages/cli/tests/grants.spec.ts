@@ -113,6 +113,7 @@ describe('dshkit log shows approvals', () => {
         },
         { type: 'approval/answered', requestId: 'a_3', callId: 'c3', decision: 'deny', by: 'timeout', reason: 'no answer within 5 ms', time: t },
         { type: 'approval/requested', requestId: 'a_4', callId: 'c4', tool: 'shell', argumentsHash: hash, summary: 'shell {"command":"make"}', time: t },
+        { type: 'approval/grant-revoked', grantId: 'g_1', tool: 'shell', by: 'page on worker B', time: t },
       ]
         .map((e) => JSON.stringify(e))
         .join('\n') + '\n',
@@ -125,5 +126,6 @@ describe('dshkit log shows approvals', () => {
     expect(run.stdout).toContain(`✘ ${t} approval denied [c3] by timeout: no answer within 5 ms\n`)
     expect(run.stdout).toContain(`  never answered: approval for shell [c4] asked ${t} (stale: the process ended first; it can no longer be answered)\n`)
     expect(run.stdout).not.toContain('never answered: approval for shell [c3]')
+    expect(run.stdout).toContain(`⊘ ${t} grant g_1 (shell) revoked by page on worker B\n`)
   })
 })

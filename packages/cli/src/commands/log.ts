@@ -81,6 +81,9 @@ function describe(event: SessionEvent, calls: Map<string, ToolCallEvent>, out: (
         `${event.decision === 'allow' ? '✔' : '✘'} ${event.time} approval ${event.decision === 'allow' ? 'allowed' : 'denied'} [${event.callId}] by ${event.by}${event.grantId ? ` (grant ${event.grantId})` : ''}${event.reason ? `: ${truncate(event.reason, 120)}` : ''}`,
       )
       break
+    case 'approval/grant-revoked':
+      out(`⊘ ${event.time} grant ${event.grantId} (${event.tool}) revoked by ${truncate(event.by, 120)}`)
+      break
     case 'job/started':
       out(
         `▶ ${event.time} job ${event.jobId} started by ${event.origin} for ${event.owner}${event.pid ? ` (pid ${event.pid})` : ''}: ${truncate(event.command, 120)}`,

@@ -129,6 +129,16 @@ export interface ApprovalAnsweredEvent {
   time: string
 }
 
+/** A grant was revoked (on this worker or another of its team): later asks it would have answered are asked again. */
+export interface ApprovalGrantRevokedEvent {
+  type: 'approval/grant-revoked'
+  grantId: string
+  tool: string
+  /** Who revoked it (a page, a worker, `dshkit grants revoke`). */
+  by: string
+  time: string
+}
+
 export type SessionEvent =
   | ToolCallEvent
   | ToolResultEvent
@@ -138,6 +148,7 @@ export type SessionEvent =
   | FsSessionEvent
   | ApprovalRequestedEvent
   | ApprovalAnsweredEvent
+  | ApprovalGrantRevokedEvent
 
 /** What `append` takes: an event whose `time` may be left out (it is then set to now). */
 export type SessionEventInput = SessionEvent extends infer E ? (E extends SessionEvent ? Omit<E, 'time'> & { time?: string } : never) : never
@@ -249,10 +260,11 @@ const eventSchema = z.discriminatedUnion(
       grantId: z.string().optional(),
       time,
     }),
+    z.object({ type: z.literal('approval/grant-revoked'), grantId: z.string().min(1), tool: z.string(), by: z.string(), time }),
   ],
   {
     error:
-      'type must be "tool/call", "tool/result", "context/added", "fs/write-intent", "fs/edit-intent", "fs/observed", "fs/rewind", "job/started", "job/settled", "approval/requested" or "approval/answered"',
+      'type must be "tool/call", "tool/result", "context/added", "fs/write-intent", "fs/edit-intent", "fs/observed", "fs/rewind", "job/started", "job/settled", "approval/requested", "approval/answered" or "approval/grant-revoked"',
   },
 )
 

@@ -91,7 +91,7 @@ describe('bad events are refused with a clear error and not recorded', () => {
   test.each([
     [
       { type: 'tool/started', callId: 'x' },
-      /type must be "tool\/call", "tool\/result", "context\/added", "fs\/write-intent", "fs\/edit-intent", "fs\/observed", "fs\/rewind", "job\/started", "job\/settled", "approval\/requested" or "approval\/answered"/,
+      /type must be "tool\/call", "tool\/result", "context\/added", "fs\/write-intent", "fs\/edit-intent", "fs\/observed", "fs\/rewind", "job\/started", "job\/settled", "approval\/requested", "approval\/answered" or "approval\/grant-revoked"/,
     ],
     [{ type: 'tool/call', callId: 'x', name: 'n' }, /arguments: is required/],
     [{ type: 'tool/call', callId: '', name: 'n', arguments: null }, /callId/],

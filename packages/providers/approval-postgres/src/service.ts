@@ -21,6 +21,7 @@ import type { Change, Db } from './db.js'
 import { PgGrants } from './grants.js'
 import { answeredEvent, requestedEvent, sessionIdOf } from './record.js'
 import { Team } from './team.js'
+import { Revocations } from './revocations.js'
 
 // `ctx.approval` stays typed as user-approval's service (whose shape this one has): one declaration per key.
 
@@ -58,6 +59,7 @@ export class PostgresApproval extends Service implements ApprovalService {
   private readonly team: Team
   private readonly handlers: { respond: Responder }[] = []
   private stopped = false
+  private readonly revocations: Revocations
 
   constructor(ctx: Context, options: PostgresApprovalOptions) {
     super(ctx, 'approval')
@@ -67,17 +69,24 @@ export class PostgresApproval extends Service implements ApprovalService {
     this.timeoutMs = options.timeoutMs
     this.grants = new PgGrants(options.db, options.workspace, ctx)
     this.record = recorder(ctx, 'approval-postgres')
+    this.revocations = new Revocations(options.db, options.workspace, this.record)
     this.team = new Team(options, {
       offer: (watched) => this.offer(watched),
       end: (watched, row) => this.ended(watched, row),
-      grantsChanged: () => void this.releaseCovered(),
+      grantsChanged: () => {
+        void this.releaseCovered()
+        void this.revocations.catchUp().catch(() => {})
+      },
+      // Each heartbeat's re-read: revocations a dropped NOTIFY missed are recorded then.
+      resynced: () => this.revocations.catchUp(),
     })
     ctx.effect(() => () => this.stop(), 'approval-postgres: stop')
   }
 
   /** Starts heartbeats and loads the team's pending asks (called once the database is open). */
-  start(): Promise<void> {
-    return this.team.start()
+  async start(): Promise<void> {
+    await this.revocations.start()
+    await this.team.start()
   }
 
   /** Called by the database's listener. */

@@ -17,6 +17,8 @@ interface TeamHooks {
   /** A watched ask ended, anywhere in the team. */
   end(watched: Watched, row: AskRow): void
   grantsChanged(): void
+  /** After each full re-read (every heartbeat). */
+  resynced(): Promise<void>
 }
 
 /**
@@ -87,6 +89,7 @@ export class Team {
     for (const row of rows) if (!this.asks.has(row.request_id)) this.adopt(row)
     for (const id of [...this.asks.keys()]) if (!live.has(id)) await this.look(id)
     await this.refreshStale()
+    await this.hooks.resynced()
   }
 
   async stop(finishOwn: (requestId: string) => Promise<{ row: AskRow | undefined }>) {

@@ -64,6 +64,30 @@ describe('grants across workers', () => {
     expect(a.ran).toEqual(['make'])
   })
 
+  test("a revocation is recorded once in every worker's session of the workspace, also one its NOTIFY missed; not in another workspace's", async () => {
+    const schema = freshSchema()
+    const a = await worker({ connectionString: server.url, schema, worker: 'A' }, { session: true })
+    const b = await worker({ connectionString: server.url, schema, worker: 'B' }, { session: true })
+    const other = await worker({ connectionString: server.url, schema, worker: 'O', workspace: 'other-ws' }, { session: true })
+    const revoked = (w: typeof a) => w.ctx.session.events().filter((e: any) => e.type === 'approval/grant-revoked')
+    const grant = await a.approval.grants.add({ kind: 'exact', tool: 'shell', argumentsHash: argumentsHash({ cmd: 'make' }) })
+    expect(await b.approval.grants.revoke(grant.id, 'page on B')).toBe(true)
+    for (const w of [a, b]) {
+      const [event] = await until(() => (revoked(w).length ? revoked(w) : undefined), 'the revocation in the session')
+      expect(event).toMatchObject({ grantId: grant.id, tool: 'shell', by: 'page on B', time: expect.any(String) })
+    }
+    // Revoked behind the workers' backs (no NOTIFY): the heartbeat's re-read records it.
+    const quiet = await a.approval.grants.add({ kind: 'exact', tool: 'shell', argumentsHash: argumentsHash({ cmd: 'ls' }) })
+    const db = await sql(server.url)
+    await db.query(`UPDATE "${schema}".dshkit_approval_grants SET revoked_at = now(), revoked_by = 'psql' WHERE id = $1`, [quiet.id])
+    await db.end()
+    await until(() => revoked(a).length === 2 || undefined, 'the quiet revocation on A')
+    await until(() => revoked(b).length === 2 || undefined, 'the quiet revocation on B')
+    await a.approval.resync()
+    expect(revoked(a).map((e: any) => e.grantId)).toEqual([grant.id, quiet.id])
+    expect(revoked(other)).toEqual([])
+  })
+
   test('grants and asks are scoped to the workspace', async () => {
     const { schema, a } = await team()
     const other = await worker({ connectionString: server.url, schema, worker: 'O', workspace: 'other-ws' })
