@@ -7,13 +7,6 @@ export const run = promisify(execFile)
 
 export { tempDir, removeDir, captureLogs } from '@dshkit/testing'
 
-/** Mixed ASCII, 2-, 3- and 4-byte characters, with newlines: every boundary case of UTF-8. */
-export function mixedText(bytes: number): string {
-  const unit = 'line of ascii text, ünïcödé, 漢字かな, emoji 🎉🧪 and more\n'
-  const unitBytes = Buffer.byteLength(unit)
-  return unit.repeat(Math.ceil(bytes / unitBytes))
-}
-
 /** Makes `dir` unwritable even for root: chmod for ordinary users, the immutable flag for root. */
 export async function makeReadOnly(dir: string): Promise<boolean> {
   await import('node:fs/promises').then((fs) => fs.chmod(dir, 0o555))

@@ -2,10 +2,11 @@ import { readdir, readFile, stat, writeFile, symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import { SpillError } from '@dshkit/spill'
+import { describeSpillProvider } from '@dshkit/spill/conformance'
 import { cleanup, onCleanup, plug } from '@dshkit/testing'
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import SpillLocal, { type LocalSpill, type ConfigInput } from '../src/index.js'
-import { captureLogs, exists, mixedText, tempDir } from './helpers.js'
+import { captureLogs, exists, tempDir } from './helpers.js'
 
 let root: string
 beforeEach(async () => {
@@ -29,105 +30,8 @@ function rejection(promise: Promise<unknown>) {
   )
 }
 
-describe('round trip', () => {
-  test('a 5 MB output read back page by page is byte-identical, multi-byte characters included', async () => {
-    const { spill } = await store()
-    const text = mixedText(5 * 1024 * 1024)
-    const { id, bytes } = await spill.put(text, { tool: 'bash', callId: 'c1' })
-    expect(bytes).toBe(Buffer.byteLength(text))
-    const pages: string[] = []
-    let offset = 0
-    for (let done = false; !done; ) {
-      // An odd page size lands most page ends inside a multi-byte character.
-      const page = await spill.read(id, { offset, limit: 65_537 })
-      expect(page.offset).toBe(offset)
-      expect(page.total).toBe(bytes)
-      expect(page.bytes).toBe(Buffer.byteLength(page.text))
-      expect(page.text).not.toContain('\ufffd')
-      pages.push(page.text)
-      offset += page.bytes
-      done = page.done
-    }
-    expect(offset).toBe(bytes)
-    expect(pages.join('') === text).toBe(true)
-  })
-
-  test('a mid-character offset moves back to the character start; a tiny limit still returns one whole character', async () => {
-    const { spill } = await store()
-    const { id } = await spill.put('a🎉b')
-    expect(await spill.read(id, { offset: 3, limit: 100 })).toEqual({ text: '🎉b', offset: 1, bytes: 5, total: 6, done: true })
-    expect(await spill.read(id, { offset: 1, limit: 1 })).toEqual({ text: '🎉', offset: 1, bytes: 4, total: 6, done: false })
-    expect(await spill.read(id, { offset: 0, limit: 3 })).toEqual({ text: 'a', offset: 0, bytes: 1, total: 6, done: false })
-    expect(await spill.read(id, { offset: 6 })).toEqual({ text: '', offset: 6, bytes: 0, total: 6, done: true })
-  })
-
-  test('bad ranges are clear errors', async () => {
-    const { spill } = await store()
-    const { id } = await spill.put('hello')
-    expect(await rejection(spill.read(id, { offset: 6 }))).toMatchObject({ code: 'INVALID_RANGE', message: expect.stringContaining('past the end') })
-    expect(await rejection(spill.read(id, { offset: -1 }))).toMatchObject({ code: 'INVALID_RANGE' })
-    expect(await rejection(spill.read(id, { limit: 0 }))).toMatchObject({ code: 'INVALID_RANGE', message: expect.stringContaining('limit') })
-  })
-
-  test('an empty output round-trips', async () => {
-    const { spill } = await store()
-    const { id, bytes } = await spill.put('')
-    expect(bytes).toBe(0)
-    expect(await spill.read(id)).toEqual({ text: '', offset: 0, bytes: 0, total: 0, done: true })
-  })
-})
-
-describe('grep', () => {
-  test('finds lines with 1-based line numbers, stops at maxMatches and says so', async () => {
-    const { spill } = await store()
-    const lines = Array.from({ length: 2000 }, (_, i) => (i % 500 === 7 ? `ERROR at step ${i} — échec` : `ok ${i}`))
-    const { id } = await spill.put(lines.join('\r\n'))
-    const all = await spill.grep(id, 'ERROR at step \\d+')
-    expect(all).toEqual({
-      truncated: false,
-      matches: [8, 508, 1008, 1508].map((line) => ({ line, text: `ERROR at step ${line - 1} — échec` })),
-    })
-    const some = await spill.grep(id, '^ok', { maxMatches: 3 })
-    expect(some.matches.map((m) => m.line)).toEqual([1, 2, 3])
-    expect(some.truncated).toBe(true)
-    expect(await spill.grep(id, 'nothing like this')).toEqual({ matches: [], truncated: false })
-  })
-
-  test('a long matching line is shown as a window around the match', async () => {
-    const { spill } = await store()
-    const { id } = await spill.put(`${'x'.repeat(100_000)}NEEDLE${'y'.repeat(100_000)}\nlast`)
-    const { matches } = await spill.grep(id, 'NEEDLE', { maxLineChars: 200 })
-    expect(matches).toHaveLength(1)
-    expect(matches[0].line).toBe(1)
-    expect(matches[0].text).toContain('NEEDLE')
-    expect(matches[0].text.length).toBeLessThanOrEqual(202)
-  })
-
-  test('an invalid regular expression is a clear error', async () => {
-    const { spill } = await store()
-    const { id } = await spill.put('a\nb')
-    expect(await rejection(spill.grep(id, '(unclosed'))).toMatchObject({
-      code: 'INVALID_PATTERN',
-      message: expect.stringContaining('is not valid'),
-    })
-  })
-
-  test('a hostile pattern is a bounded, permanent INVALID_PATTERN, never a store failure', async () => {
-    const { spill } = await store()
-    const { id } = await spill.put('aab\nb')
-    for (const [pattern, says] of [
-      ['x'.repeat(5_000_000), 'too long'],
-      ['(?<=a)b', 'lookbehind'],
-      ['(?:a{1000}){1000}', 'too complex'],
-    ]) {
-      const error = await rejection(spill.grep(id, pattern))
-      expect(error).toMatchObject({ code: 'INVALID_PATTERN', retryable: false, message: expect.stringContaining(says) })
-      expect(error.message.length).toBeLessThan(400)
-    }
-    // A RegExp given by code goes through the same linear-time engine, its i flag kept.
-    expect(await spill.grep(id, /^AA/i)).toEqual({ truncated: false, matches: [{ line: 1, text: 'aab' }] })
-  })
-})
+// The seam's contract (paging, error codes, grep, list/delete, parallel puts), as every spill provider runs it.
+describeSpillProvider('spill-local', async () => ({ spill: (await store()).spill, unknownId: `sp_${'a'.repeat(24)}` }))
 
 describe('files on disk', () => {
   test('the default directory is a private mkdtemp (0700) with 0600 files, removed on dispose', async () => {
