@@ -3,7 +3,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
   CallToolResultSchema,
-  ElicitRequestSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
   type ElicitRequest,
@@ -11,6 +10,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { ServerConfig } from './config.js'
+import { serveElicitation } from './elicitation.js'
 import { McpCallError, explainCallError, oneLine } from './errors.js'
 import { hardenedValidator } from './schema.js'
 import { StdioTransport } from './stdio-transport.js'
@@ -97,7 +97,7 @@ export class ServerConnection {
     }
     client.onclose = () => this.lost(client, transport)
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(client))
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.events.elicit(request.params, extra.signal))
+    serveElicitation(client, this.events.elicit)
     this.transport = transport
     try {
       await client.connect(transport, { timeout: this.config.startupTimeoutMs })

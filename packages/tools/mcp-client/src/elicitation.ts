@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { escapeControls } from '@dshkit/common'
 import type { ApprovalService, ToolExecution } from '@dshkit/tools'
-import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { CancelledNotificationSchema, ElicitRequestSchema, type ElicitRequest, type ElicitResult, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 
 /** What of a server's message is shown; the rest is counted, never printed. */
 export const MAX_ELICIT_MESSAGE = 2_000
@@ -96,4 +97,29 @@ export function elicitationHandler({ server, approval, running, log }: Elicitati
       pending--
     }
   }
+}
+
+/**
+ * Serves the client's `elicitation/create` with `elicit`, each question with a signal that aborts when the server
+ * cancels it or the connection closes. The SDK's own cancel handler skips request id 0 (a falsy check), which is a
+ * server's first request: this one does not (the client serves no other request that runs long).
+ */
+export function serveElicitation(client: Client, elicit: (params: ElicitRequest['params'], signal: AbortSignal) => Promise<ElicitResult>) {
+  const asking = new Map<RequestId, AbortController>()
+  client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+    const controller = new AbortController()
+    const onClose = () => controller.abort(extra.signal.reason)
+    extra.signal.addEventListener('abort', onClose, { once: true })
+    asking.set(extra.requestId, controller)
+    try {
+      return await elicit(request.params, controller.signal)
+    } finally {
+      asking.delete(extra.requestId)
+      extra.signal.removeEventListener('abort', onClose)
+    }
+  })
+  client.setNotificationHandler(CancelledNotificationSchema, (notification) => {
+    const { requestId, reason } = notification.params
+    if (requestId !== undefined) asking.get(requestId)?.abort(reason)
+  })
 }

@@ -121,6 +121,21 @@ describe("a server's elicitation/create", () => {
     expect(answers.filter((answer) => answer.action === 'decline')).toHaveLength(10 - MAX_PENDING_ELICITATIONS)
   })
 
+  it('when the server gives up (notifications/cancelled), the question is taken down: the ask ends as cancelled', async () => {
+    const { call, ctx } = await elicitServer({}, [Session as never])
+    let seen: AbortSignal | undefined
+    // A responder that never answers, like a person away from the terminal.
+    ctx.approval.respond((_ask, signal) => {
+      seen = signal
+      return new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined)))
+    })
+    expect(await asked(call, { timeoutMs: 300 })).toEqual([{ error: expect.stringContaining('Request timed out') }])
+    await eventually(() => expect(seen?.aborted).toBe(true))
+    expect(ctx.approval.pending()).toEqual([])
+    const answered = ctx.session.events().filter((event) => event.type === 'approval/answered')
+    expect(answered).toEqual([expect.objectContaining({ decision: 'deny', by: 'cancelled' })])
+  })
+
   it("what was asked and answered is in the session; a rule grant for the server's tools does not answer it", async () => {
     const { call, ctx } = await elicitServer({}, [Session as never])
     await ctx.approval.grants.add({ kind: 'rule', rule: { tool: 'mcp__ask__*' } })
