@@ -1,8 +1,16 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolResultSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type ElicitRequest,
+  type ElicitResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js'
 import type { ServerConfig } from './config.js'
+import { serveElicitation } from './elicitation.js'
 import { McpCallError, explainCallError, oneLine } from './errors.js'
 import { hardenedValidator } from './schema.js'
 import { StdioTransport } from './stdio-transport.js'
@@ -19,6 +27,8 @@ export interface ConnectionEvents {
   /** The server's whole tool list, after each (re)connect and each `notifications/tools/list_changed`. */
   tools(tools: Tool[]): void
   log(level: 'info' | 'warn' | 'error', message: string): void
+  /** The server's `elicitation/create` (form mode): answered through dshkit's approval (see elicitation.ts). */
+  elicit(params: ElicitRequest['params'], signal: AbortSignal): Promise<ElicitResult>
 }
 
 /** One configured server: connects, restarts it with backoff when it dies, and runs tools/call with a deadline. */
@@ -35,12 +45,19 @@ export class ServerConnection {
   private readonly waiters = new Set<() => void>()
   private refreshing: Promise<void> | undefined
   private refreshAgain = false
+  /** The server's tools being called now, by name (a count each), for what an elicitation is about. */
+  private readonly calls = new Map<string, number>()
 
   constructor(
     readonly name: string,
     readonly config: ServerConfig,
     private readonly events: ConnectionEvents,
   ) {}
+
+  /** The server's tools being called now. */
+  running(): string[] {
+    return [...this.calls.keys()]
+  }
 
   get pid(): number | undefined {
     return this.transport instanceof StdioTransport ? this.transport.pid : undefined
@@ -70,7 +87,9 @@ export class ServerConnection {
   private async connect(): Promise<void> {
     if (this.state === 'closed') return
     const transport = this.makeTransport()
-    const client = new Client({ name: 'dshkit', version: '0.1.0' }, { capabilities: {}, jsonSchemaValidator: hardenedValidator })
+    // Form elicitation only: its answer comes from the approval flow (yes/no); URL mode would send people to a server's page.
+    const capabilities = { elicitation: { form: {} } }
+    const client = new Client({ name: 'dshkit', version: '0.1.0' }, { capabilities, jsonSchemaValidator: hardenedValidator })
     let reported = 0
     client.onerror = (error) => {
       // A flood of garbage lines must not flood the log: the first few say enough.
@@ -78,6 +97,7 @@ export class ServerConnection {
     }
     client.onclose = () => this.lost(client, transport)
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(client))
+    serveElicitation(client, this.events.elicit)
     this.transport = transport
     try {
       await client.connect(transport, { timeout: this.config.startupTimeoutMs })
@@ -217,6 +237,7 @@ export class ServerConnection {
     const controller = new AbortController()
     const onAbort = () => controller.abort(signal.reason)
     signal.addEventListener('abort', onAbort, { once: true })
+    this.calls.set(tool, (this.calls.get(tool) ?? 0) + 1)
     try {
       return (await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
         signal: controller.signal,
@@ -235,6 +256,9 @@ export class ServerConnection {
       }))
     } finally {
       signal.removeEventListener('abort', onAbort)
+      const left = this.calls.get(tool)! - 1
+      if (left) this.calls.set(tool, left)
+      else this.calls.delete(tool)
     }
   }
 

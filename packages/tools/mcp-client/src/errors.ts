@@ -1,5 +1,6 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { escapeControls } from '@dshkit/common'
+import { LIMIT_TEXT, oversizeBytes } from './oversize.js'
 
 /** A failed MCP call, said in one line; `kind` lets the plugin report a timeout as TOOL_TIMEOUT. */
 export class McpCallError extends Error {
@@ -22,6 +23,13 @@ export function explainCallError(error: unknown, server: string, tool: string, t
   if (error instanceof McpError) {
     if (error.code === ErrorCode.RequestTimeout) {
       return new McpCallError(`${where}: ${tool} timed out after ${timeoutMs} ms; the server was sent notifications/cancelled`, 'timeout')
+    }
+    const bytes = oversizeBytes(error.data)
+    if (bytes !== undefined) {
+      return new McpCallError(
+        `${where} answered ${tool} with a message of ${bytes} bytes, over the ${LIMIT_TEXT} limit of one message; it was dropped`,
+        'protocol',
+      )
     }
     if (error.code === ErrorCode.ConnectionClosed) {
       const { how = 'closed the connection', stderr } = exit()

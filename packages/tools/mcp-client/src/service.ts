@@ -3,6 +3,7 @@ import { closestKey, escapeControls } from '@dshkit/common'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Config, ServerConfig } from './config.js'
 import { ServerConnection, type ServerState } from './connection.js'
+import { elicitationHandler } from './elicitation.js'
 import { disambiguated, qualifiedName } from './names.js'
 import { toolDefinition, type TimedOut } from './tools.js'
 
@@ -44,10 +45,10 @@ export class McpClientService extends Service {
     this.logger = root.logger('mcp-client')
     for (const [name, server] of Object.entries(config.servers)) {
       const entry = { tools: {}, skipped: {}, unregister: [] as (() => void)[], connection: undefined as unknown as ServerConnection }
-      entry.connection = new ServerConnection(name, server, {
-        tools: (tools) => this.sync(name, server, tools),
-        log: (level, message) => this.logger[level](escapeControls(message)),
-      })
+      const log = (level: 'info' | 'warn' | 'error', message: string) => this.logger[level](escapeControls(message))
+      // Looked up per question: approval is an optional service that may come and go.
+      const elicit = elicitationHandler({ server: name, approval: () => root.get('approval'), running: () => entry.connection.running(), log })
+      entry.connection = new ServerConnection(name, server, { tools: (tools) => this.sync(name, server, tools), log, elicit })
       this.servers.set(name, entry)
     }
     root.effect(() => () => this.close(), 'mcp-client: close servers')

@@ -4,7 +4,8 @@ import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { reapTree, runMarker } from '@dshkit/process'
-import { LineSplitter, MAX_MESSAGE_BYTES } from './lines.js'
+import { LineSplitter, responseIdOf } from './lines.js'
+import { oversizeResponse, oversizeWarning } from './oversize.js'
 
 const STDERR_LINES = 20
 const GRACE_MS = 2_000
@@ -32,12 +33,12 @@ export class StdioTransport implements Transport {
   private child: ChildProcess | undefined
   private readonly lines = new LineSplitter(
     (line) => this.parse(line),
-    (bytes) =>
-      this.onerror?.(
-        new Error(
-          `the server sent a message of ${bytes} bytes, over the ${MAX_MESSAGE_BYTES}-byte limit; it was dropped (a call waiting for it ends at its deadline)`,
-        ),
-      ),
+    (bytes, ends) => {
+      const id = responseIdOf(ends)
+      this.onerror?.(new Error(oversizeWarning(bytes, id !== undefined)))
+      // The request it answers fails now, rather than at its deadline.
+      if (id !== undefined) this.onmessage?.(oversizeResponse(id, bytes))
+    },
   )
   private readonly marker = runMarker('DSHKIT_MCP_SERVER')
   private closed = false

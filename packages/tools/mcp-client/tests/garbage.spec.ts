@@ -11,15 +11,34 @@ describe('a server that returns garbage', () => {
     await cleanup()
   })
 
-  it('a message over 16 MB is dropped with a warning; the call ends at its deadline and the next one works', async () => {
-    const { call, logs } = await bootMcp({ servers: { junk: fixture('garbage', undefined, { timeoutMs: 3_000 }) } })
-    expect(await call('mcp__junk__oversize')).toMatchObject({ isError: true, error: { code: 'TOOL_TIMEOUT' } })
-    expect(logs.warnings().join('\n')).toMatch(/the server sent a message of \d+ bytes, over the 16777216-byte limit; it was dropped/)
+  it('an answer over 16 MB fails its call at once, naming the server and the limit, whatever its key order; the next call works', async () => {
+    // A deadline far beyond the test's own timeout: the calls must not wait for it.
+    const { call, logs } = await bootMcp({ servers: { junk: fixture('garbage', undefined, { timeoutMs: 600_000 }) } })
+    for (const tool of ['oversize', 'oversize-sdk-order']) {
+      const result = await call(`mcp__junk__${tool}`)
+      expect(result).toMatchObject({ isError: true, error: { code: 'TOOL_ERROR' } })
+      expect(textOf(result)).toMatch(
+        new RegExp(
+          `^Error: MCP server "junk" answered ${tool} with a message of \\d+ bytes, over the 16 MB \\(16777216 bytes\\) limit of one message; it was dropped$`,
+        ),
+      )
+    }
+    expect(logs.warnings().join('\n')).toMatch(
+      /the server sent a message of \d+ bytes, over the 16777216-byte limit; it was dropped \(the call it answers fails at once\)/,
+    )
     expect(textOf(await call('mcp__junk__huge', { bytes: 10 }))).toBe('yyyyyyyyyy')
     // 500 stderr lines: 50 logged, then one line saying the rest are not.
     const stderr = logs.filter((line) => line.text.includes('stderr:'))
     expect(stderr.length).toBe(51)
     expect(stderr.at(-1)!.text).toContain('more lines follow; they are not logged')
+    await cleanup()
+  })
+
+  it('an oversized message that answers no request (a notification) is dropped with a warning; the call ends at its deadline', async () => {
+    const { call, logs } = await bootMcp({ servers: { junk: fixture('garbage', undefined, { timeoutMs: 2_000 }) } })
+    expect(await call('mcp__junk__oversize-notification')).toMatchObject({ isError: true, error: { code: 'TOOL_TIMEOUT' } })
+    expect(logs.warnings().join('\n')).toContain('it answers no request dshkit can tell, so a call waiting for it ends at its deadline')
+    expect(textOf(await call('mcp__junk__huge', { bytes: 10 }))).toBe('yyyyyyyyyy')
     await cleanup()
   })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LineSplitter } from '../src/lines.js'
+import { LineSplitter, responseIdOf } from '../src/lines.js'
 
 function split(chunks: Buffer[], max = 1024) {
   const lines: string[] = []
@@ -43,5 +43,33 @@ describe('LineSplitter', () => {
     expect(lines).toEqual([])
     splitter.push(Buffer.from('"2.0"}\n'))
     expect(lines).toEqual(['{"jsonrpc":"2.0"}'])
+  })
+})
+
+describe('responseIdOf', () => {
+  const ends = (line: string) => ({ head: line.slice(0, 256), tail: line.slice(-256) })
+  const big = 'z'.repeat(5000)
+  it('finds the id of a response at either end, and nothing for requests, notifications or nested ids', () => {
+    expect(responseIdOf(ends(`{"jsonrpc":"2.0","id":7,"result":{"text":"${big}"}}`))).toBe(7)
+    expect(responseIdOf(ends(`{"result":{"text":"${big}"},"jsonrpc":"2.0","id":"a\\"b"}`))).toBe('a"b')
+    expect(responseIdOf(ends(`{"error":{"message":"${big}"},"id":3,"jsonrpc":"2.0"}`))).toBe(3)
+    expect(responseIdOf(ends(`{"method":"x","params":{"t":"${big}"},"jsonrpc":"2.0","id":4}`))).toBeUndefined()
+    expect(responseIdOf(ends(`{"jsonrpc":"2.0","method":"x","params":{"t":"${big}","id":5}}`))).toBeUndefined()
+    expect(responseIdOf(ends(`{"result":{"t":"${big}","inner":{"id":6}}}`))).toBeUndefined()
+  })
+
+  it('the splitter hands over both ends of a dropped line, in one chunk or many', () => {
+    const line = `{"result":{"t":"${'y'.repeat(3000)}"},"jsonrpc":"2.0","id":9}`
+    for (const pieces of [[line], line.match(/.{1,100}/gs)!]) {
+      const seen: number[] = []
+      const splitter = new LineSplitter(
+        () => {},
+        (_bytes, lineEnds) => seen.push(responseIdOf(lineEnds) as number),
+        1024,
+      )
+      for (const piece of pieces) splitter.push(Buffer.from(piece))
+      splitter.push(Buffer.from('\n'))
+      expect(seen).toEqual([9])
+    }
   })
 })
