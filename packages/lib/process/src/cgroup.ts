@@ -5,6 +5,8 @@ import nodePath from 'node:path'
 export interface CallCgroup {
   /** The file a process writes its pid to in order to join. */
   readonly procs: string
+  /** The pids in it now (every process of the call's tree, detached or not). */
+  members(): number[]
   /** True once the kernel refused a fork because of `pids.max`. */
   hitMax(): boolean
   /** Removes the cgroup once it is empty (retried at the next command and at exit while a straggler holds it). */
@@ -34,6 +36,7 @@ export function callCgroup(maxProcesses: number): CallCgroup | undefined {
   }
   return {
     procs: nodePath.join(dir, 'cgroup.procs'),
+    members: () => (readText(nodePath.join(dir, 'cgroup.procs')) ?? '').split('\n').filter(Boolean).map(Number),
     hitMax: () => eventCount(dir) > 0,
     remove: () => removeDir(dir),
   }

@@ -79,6 +79,11 @@ export class LimitedRun {
     return { file: '/bin/sh', args: ['-c', WRAPPER, 'dshkit-limits', this.cgroup?.procs ?? '', kib, ...cpu, blocks, files, file, ...args] }
   }
 
+  /** The pids still in the call's cgroup (what a detached daemon, `setsid … &` or a double fork, cannot leave); [] without one. */
+  members(): number[] {
+    return this.cgroup?.members() ?? []
+  }
+
   /** Polls for a process-limit hit while the run led by `pid` (its env carries `marker`) lives; `onHit` is called once, to kill the tree. */
   watch(pid: number, marker: string, onHit: () => void) {
     const { processes } = this.limits

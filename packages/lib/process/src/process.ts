@@ -103,7 +103,7 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
     }
   }
   const reap = (grace = graceMs) => {
-    if (!reaping && child.pid !== undefined) reaping = reapTree(child.pid, marker, grace)
+    if (!reaping && child.pid !== undefined) reaping = reapTree(child.pid, marker, grace, () => limited.members())
     return reaping
   }
   const stop = () => {
@@ -148,8 +148,9 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
     exited = true
     limited.stop()
     clearTimeout(timer) // it answered in time; what it left behind is not a timeout
-    // Background processes left in its group are orphans nobody will wait for: end them now.
-    if (child.pid !== undefined && groupAlive(child.pid)) void reap()
+    // Background processes left in its group are orphans nobody will wait for: end them now. So are detached ones
+    // (`setsid … &`, `nohup … &`, a double fork) that let go of the pipes: they cannot leave the call's cgroup.
+    if (child.pid !== undefined && (groupAlive(child.pid) || limited.members().length)) void reap()
     // A process that left the group but still holds the output pipes (setsid … &) is reaped too.
     drainTimer = setTimeout(async () => {
       if (closed) return

@@ -28,10 +28,11 @@ interface ProcessInfo {
  * nothing is left. "Everything" is its process group, every process whose environment carries
  * `marker`, and every descendant of those (found through parent links while the parent lives).
  */
-export async function reapTree(pgid: number, marker: string, graceMs: number): Promise<void> {
+export async function reapTree(pgid: number, marker: string, graceMs: number, also: () => readonly number[] = () => []): Promise<void> {
   const seen = new Map<number, string>()
   const unmarked = new Map<number, string>()
-  const members = () => treeMembers(pgid, marker, seen, unmarked)
+  // `also`: pids known to be the run's by other means (its cgroup), found even with the marker cleared and the parent gone.
+  const members = () => treeMembers(pgid, marker, seen, unmarked, also())
   // Look before signalling: once a parent dies its children are reparented and only the marker finds them.
   const first = members()
   signalGroup(pgid, 'SIGTERM')
@@ -53,11 +54,17 @@ export async function reapTree(pgid: number, marker: string, graceMs: number): P
  * `seen` and keeps reporting those while they live: a child that cleared its environment is
  * found through its parent, and must stay found once that parent is gone.
  */
-function treeMembers(pgid: number, marker: string, seen: Map<number, string>, unmarked: Map<number, string>): number[] | undefined {
+function treeMembers(
+  pgid: number,
+  marker: string,
+  seen: Map<number, string>,
+  unmarked: Map<number, string>,
+  known: readonly number[] = [],
+): number[] | undefined {
   const table = processTable()
   if (!table) return undefined
   const needle = Buffer.from(`${marker}=`)
-  const tree = new Set<number>()
+  const tree = new Set<number>(known.filter((pid) => table.has(pid) && pid !== process.pid))
   for (const info of table.values()) {
     if (info.pid === process.pid || info.pid === 1) continue
     if (info.pgid === pgid || seen.get(info.pid) === info.start) tree.add(info.pid)

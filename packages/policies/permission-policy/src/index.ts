@@ -57,6 +57,13 @@ export const apply = (ctx: Context, input?: ConfigInput): Promise<void> => {
       return { kind: 'ask', reason: verdict.message + also, detail: verdictDetail(verdict, config.file) }
     })
   }
+  // A shell call's changes (shell-sandbox's transactions) are judged as writes too: a denied or asked one does not land.
+  if (rules.judgesChanges) {
+    ctx.on('shell/change', (change) => {
+      const verdict = rules.changeVerdict(change, ctx.tools.definitions)
+      return verdict && `refused by permission-policy: ${verdict.message}`
+    })
+  }
   // Until the grammar is loaded, command rules cannot read a line, so such calls are asked about, never allowed.
   const parser = rules.judgesCommands ? loadCommandParser() : undefined
   // A rule that can never match fails the start, once the plugins beside us have registered their tools.

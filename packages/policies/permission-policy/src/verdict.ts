@@ -1,4 +1,6 @@
-import type { ToolExecution } from '@dshkit/tools'
+import type { ShellChangeRequest } from '@dshkit/shell'
+import type { ToolDefinition, ToolExecution } from '@dshkit/tools'
+import { changeVerdict, namesPath } from './changes.js'
 import { compileRule, ruleMessage, type CompiledRule, type Decision, type PathLookup, type Rule } from './rules.js'
 import { covers, describeCommand, hits, shellLineOf, type ShellLine, type TargetLookup } from './shell-line.js'
 
@@ -40,6 +42,16 @@ export class PermissionRules {
   /** True when some rule judges shell commands (then the bash grammar must be loaded). */
   get judgesCommands(): boolean {
     return this.rules.some((rule) => rule.commands)
+  }
+
+  /** True when some deny or ask rule names a path, so the changes a shell call makes are judged too. */
+  get judgesChanges(): boolean {
+    return this.rules.some((rule) => rule.rule.decision !== 'allow' && namesPath(rule))
+  }
+
+  /** What the deny and ask rules naming a path say about one change a shell call is about to land (see changes.ts). */
+  changeVerdict(change: ShellChangeRequest, definitions: ReadonlyMap<string, ToolDefinition>): Verdict | undefined {
+    return changeVerdict({ rules: this.rules, pathsOf: this.pathsOf, targets: this.targets, definitions }, change)
   }
 
   /** Fails a rule closed (`problem`) or lifts that (`undefined`): calls in its scope are denied (a deny rule) or asked about. */

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Context } from 'cordis'
-import { boot, cleanup, tempDir } from '@dshkit/testing'
+import { processLimitMechanism } from '@dshkit/process'
+import { boot, cleanup, psMatching, tempDir } from '@dshkit/testing'
 import { afterEach, describe, expect, test } from 'vitest'
 import ShellLocal, { defaultShell, type ConfigInput } from '../src/index.js'
 
@@ -105,5 +106,20 @@ describe('config', () => {
   ] as const)('a bad config is refused, naming the key and what to do (%#)', async (config, message) => {
     const ctx = new Context()
     await expect(ctx.plugin(ShellLocal, config as never)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining(message) })
+  })
+})
+
+describe.skipIf(processLimitMechanism() !== 'cgroup')('detached daemons', () => {
+  test.each([
+    ['setsid … &', (tag: string) => `setsid sleep 1000 ${tag} </dev/null >/dev/null 2>&1 &`],
+    ['nohup setsid … &', (tag: string) => `nohup setsid sleep 1000 ${tag} </dev/null >/dev/null 2>&1 &`],
+    ['a double fork', (tag: string) => `( setsid sh -c 'sleep 1000 ${tag} & exit' </dev/null >/dev/null 2>&1 & )`],
+  ])('%s does not survive the call (ps finds nothing of it)', async (_name, spell) => {
+    const shell = await localShell()
+    // A word only this test's sleep carries: `sleep 1000 <tag>` sleeps the sum, and ps shows the tag.
+    const tag = String(10_000 + Math.floor(Math.random() * 80_000))
+    const result = await shell.run({ command: `${spell(tag)}\nsleep 0.3; echo started` })
+    expect(result.stdout.text).toBe('started\n')
+    expect(psMatching(`sleep 1000 ${tag}`)).toEqual([])
   })
 })

@@ -4,8 +4,8 @@ import { chmodSync, copyFileSync, lstatSync, mkdirSync, readFileSync, renameSync
 import type { ShellChange, ShellChangeKind, ShellFileChange, ShellSpec } from '@dshkit/shell'
 import type { Change } from './change-set.js'
 
-/** Why writing (or deleting) this host path is not allowed, or undefined: fs-sandbox's judgement of a write. */
-export type JudgeWrite = (path: string) => Promise<string | undefined>
+/** Why this change to a host path is not allowed, or undefined: fs-sandbox's judgement of a write, then the `shell/change` listeners'. */
+export type JudgeWrite = (path: string, change: ShellChangeKind) => Promise<string | undefined>
 
 export interface Applied {
   applied: ShellChange[]
@@ -44,7 +44,7 @@ export async function judgeAndApply(root: string, changes: readonly Change[], ju
         ? `the command made ${change.what}, which is not carried over`
         : inside
           ? `its folder ${inside} was refused`
-          : ((await judge(path)) ?? conflict(change, path, since))
+          : ((await judge(path, shown.change)) ?? conflict(change, path, since))
     if (reason) {
       if (change.kind === 'folder') refusedFolders.push(path)
       out.refused.push({ ...shown, reason })

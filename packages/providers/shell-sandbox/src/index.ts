@@ -101,8 +101,11 @@ export const apply = async (ctx: Context, input?: ConfigInput) => {
     const started = await startTransactions({
       roots,
       limits: { maxBytes: config.maxChangeBytes, maxFiles: config.maxChangedFiles },
-      // fs-sandbox's judgement of a write; by the folder's real path, so a symlink is judged as itself, not its target.
-      judge: async (path) => sandbox.judge(path, path, nodePath.join(await resolveRealPath(nodePath.dirname(path)), nodePath.basename(path)), 'write'),
+      // fs-sandbox's judgement of a write (by the folder's real path, so a symlink is judged as itself, not its target),
+      // then whoever listens to `shell/change` (permission-policy's rules on writes), through cordis.
+      judge: async (path, change, spec) =>
+        (await sandbox.judge(path, path, nodePath.join(await resolveRealPath(nodePath.dirname(path)), nodePath.basename(path)), 'write')) ??
+        ((await ctx.serial('shell/change', { path, change, command: spec.command, cwd: spec.cwd ?? cwd })) || undefined),
       trial: (overlay) => {
         const view = overlay.open()
         const flags = sandboxFlags({ ...probeLayout, readOnlyRoots: [], sources: layout.roots.map((root) => overlay.sourceOf(view, root)) })

@@ -52,7 +52,7 @@ export class SandboxShell extends ShellService {
     if (!transactions) return super.spawn(spec)
     const cwd = nodePath.resolve(this.cwd, spec.cwd ?? '.')
     const resolved = { ...spec, cwd }
-    return transactions.spawn(spec, (wrap) =>
+    return transactions.spawn(resolved, (wrap) =>
       startProcess({ spec: resolved, cwd, sandboxed: true, defaults: this.defaults, launch: () => wrap((source) => this.launch(resolved, source)) }),
     )
   }

@@ -1,10 +1,14 @@
 import { readdirSync, statfsSync } from 'node:fs'
 import type { ProcessLaunch, ProcessResult, RunningProcess } from '@dshkit/process'
-import type { ShellChanges, ShellProcess, ShellResult, ShellSpec } from '@dshkit/shell'
+import type { ShellChangeKind, ShellChanges, ShellProcess, ShellResult, ShellSpec } from '@dshkit/shell'
 import { type ApplyOptions, type JudgeWrite, judgeAndApply } from './apply.js'
+
 import { type Change, changeSet } from './change-set.js'
 import { type CallView, OverlayHost, SETUP_FAILURE, outermost, overlayPathProblem } from './overlay.js'
 import { findProgram } from './program.js'
+
+/** Judges one change of the call `spec` (its cwd absolute): why it is refused, or undefined. */
+export type JudgeChange = (path: string, change: ShellChangeKind, spec: ShellSpec) => Promise<string | undefined>
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
@@ -15,7 +19,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 export class Transactions {
   constructor(
     private readonly overlay: OverlayHost,
-    private readonly judge: JudgeWrite,
+    private readonly judge: JudgeChange,
   ) {}
 
   /**
@@ -37,7 +41,7 @@ export class Transactions {
         build((root) => this.overlay.sourceOf(view, root)),
       ),
     )
-    const done = inner.done.then((result) => this.commit(view, result, spec.beforeChange, inner.startedAt))
+    const done = inner.done.then((result) => this.commit(view, result, spec, inner.startedAt))
     return {
       pid: inner.pid,
       startedAt: inner.startedAt,
@@ -47,12 +51,13 @@ export class Transactions {
     }
   }
 
-  private async commit(view: CallView, result: ProcessResult, beforeChange: ShellSpec['beforeChange'], since: number): Promise<ShellResult> {
+  private async commit(view: CallView, result: ProcessResult, spec: ShellSpec, since: number): Promise<ShellResult> {
     try {
       if (result.error) return result
       const setup = result.exitCode === 125 ? result.stderr.text.split('\n').find((line) => line.startsWith(SETUP_FAILURE)) : undefined
       if (setup) return { ...result, error: `could not prepare the command: ${setup.slice(SETUP_FAILURE.length)}` }
-      return { ...result, changes: await this.land(view, { beforeChange, since }) }
+      const judge: JudgeWrite = (path, change) => this.judge(path, change, spec)
+      return { ...result, changes: await this.land(view, judge, { beforeChange: spec.beforeChange, since }) }
     } finally {
       // Unmounting waits for the kernel (an RCU grace period): the result does not wait for it.
       void this.overlay.release(view)
@@ -60,7 +65,7 @@ export class Transactions {
   }
 
   /** Reads every root's change set first (so a bound refuses all of them), then judges and applies them. */
-  private async land(view: CallView, options: ApplyOptions): Promise<ShellChanges> {
+  private async land(view: CallView, judge: JudgeWrite, options: ApplyOptions): Promise<ShellChanges> {
     const { maxBytes, maxFiles } = this.overlay.limits
     const none = (error: string): ShellChanges => ({ applied: [], refused: [], error: `${error}: none of its changes were applied` })
     try {
@@ -79,7 +84,7 @@ export class Transactions {
       }
       const out: ShellChanges = { applied: [], refused: [] }
       for (const { root, changes } of sets) {
-        const done = await judgeAndApply(root, changes, this.judge, options)
+        const done = await judgeAndApply(root, changes, judge, options)
         out.applied.push(...done.applied)
         out.refused.push(...done.refused)
       }
@@ -94,7 +99,7 @@ export class Transactions {
 export interface TransactionStart {
   roots: readonly string[]
   limits: { maxBytes: number; maxFiles: number }
-  judge: JudgeWrite
+  judge: JudgeChange
   trial: (overlay: OverlayHost) => Promise<string | undefined>
 }
 

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { cleanup, psMatching } from '@dshkit/testing'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { cleanup, eventually, psMatching } from '@dshkit/testing'
 import { afterEach, expect, test } from 'vitest'
 import type { ShellSpec } from '@dshkit/shell'
+import { processLimitMechanism } from '@dshkit/process'
 import { bootSandbox, makeTree } from './helpers.js'
 
 afterEach(cleanup)
@@ -69,3 +71,37 @@ test.each([
   const { root } = await makeTree()
   await expect(bootSandbox(root, { limits } as never)).rejects.toThrow(message)
 })
+
+/** The processes in each of this process's per-call cgroups (pids hierarchy), by cgroup. */
+function callCgroups(): Record<string, string[]> {
+  const parent = `/sys/fs/cgroup/pids/dshkit-${process.pid}`
+  const out: Record<string, string[]> = {}
+  for (const name of readdirSync(parent).filter((entry) => /^c\d+$/.test(entry)))
+    out[name] = readFileSync(`${parent}/${name}/cgroup.procs`, 'utf8').split('\n').filter(Boolean)
+  return out
+}
+
+test.skipIf(processLimitMechanism() !== 'cgroup' || !existsSync(`/sys/fs/cgroup/pids`))(
+  "the sandboxed command (bubblewrap and all under it) runs in the call's own cgroup, one per call",
+  async () => {
+    const { root } = await makeTree()
+    const { shell } = await bootSandbox(root, { limits: { processes: 64 } })
+    const tag = `dshkit-cgroup-${randomBytes(6).toString('hex')}`
+    const running = [shell.spawn({ command: `: ${tag}-a; sleep 30` }), shell.spawn({ command: `: ${tag}-b; sleep 30` })]
+    // Each call's bash (and bubblewrap above it) sits in a cgroup of its own; no process of theirs outside one.
+    await eventually(() => {
+      const groups = Object.values(callCgroups()).filter((pids) => pids.length)
+      expect(groups.length).toBe(2)
+      for (const suffix of ['a', 'b']) {
+        const pids = psMatching(`${tag}-${suffix}`)
+        expect(pids.length).toBeGreaterThan(0)
+        expect(groups.filter((group) => pids.every((pid) => group.includes(String(pid)))).length).toBe(1)
+      }
+    })
+    const results = await Promise.all(running.map((run) => run.kill()))
+    // The rlimits reach the command too.
+    const limits = await shell.run({ command: 'cat /proc/self/limits' })
+    expect(limits.stdout.text).toMatch(/Max open files\s+4096\s+4096/)
+    expect(results.every((result) => result.signal || result.exitCode !== 0)).toBe(true)
+  },
+)

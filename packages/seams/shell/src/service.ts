@@ -18,6 +18,13 @@ declare module 'cordis' {
   interface Context {
     shell: ShellService
   }
+  interface Events {
+    /**
+     * A provider that runs commands as transactions asks (`ctx.serial`) about each change it judged allowed, before it
+     * lands: a listener answers why it is refused (one line naming its rule), or undefined to let it land.
+     */
+    'shell/change'(change: ShellChangeRequest): string | undefined | Promise<string | undefined>
+  }
 }
 
 /** One command line to run, as `<shell> -c <command>`. */
@@ -56,6 +63,13 @@ export type ShellChangeKind = 'created' | 'modified' | 'deleted' | 'mode' | 'sym
 export interface ShellChange {
   path: string
   change: ShellChangeKind
+}
+
+/** One change a command is about to land, with the call that made it (`shell/change`). */
+export interface ShellChangeRequest extends ShellChange {
+  /** The call's command line and its absolute working directory. */
+  command: string
+  cwd: string
 }
 
 /** The changes a command made, judged before they landed (shell-sandbox's transaction mode). */

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { cleanup, eventually, tempDir, trackSleepers } from '@dshkit/testing'
 import { afterEach, describe, expect, test } from 'vitest'
+import { processLimitMechanism } from '@dshkit/process'
 import { fixture, isLive, killAll, ourZombies, psMatching, readPid, testShell } from './helpers.js'
 
 const sleepers = trackSleepers()
@@ -105,11 +106,32 @@ describe('what a finished command leaves behind', () => {
     expect(performance.now() - started).toBeLessThan(3_000)
   })
 
-  test('a daemon that fully detached before the exit (own session, output elsewhere) survives it, as with nohup', async () => {
+  // Each spelling leaves before the command exits (the pause), lets go of the pipes and, for some, clears its environment.
+  const DETACHED: [string, (sleep: string) => string][] = [
+    ['setsid', (sleep) => `setsid ${sleep} </dev/null >/dev/null 2>&1 &`],
+    ['nohup + setsid', (sleep) => `nohup setsid ${sleep} </dev/null >/dev/null 2>&1 &`],
+    ['a double fork', (sleep) => `( setsid sh -c '${sleep} & exit' </dev/null >/dev/null 2>&1 & )`],
+    ['setsid with the environment cleared', (sleep) => `setsid env -i /bin/${sleep} </dev/null >/dev/null 2>&1 &`],
+    ['setsid -f', (sleep) => `setsid -f ${sleep} </dev/null >/dev/null 2>&1`],
+  ]
+
+  test.skipIf(processLimitMechanism() !== 'cgroup').each(DETACHED)(
+    "a daemon that fully detached before the exit (%s) is ended with the call: it cannot leave the call's cgroup",
+    async (_name, spell) => {
+      const shell = await testShell()
+      const duration = sleeper()
+      const result = await shell.run({ command: `${spell(`sleep ${duration}`)}\nsleep 0.3; echo started` })
+      expect(result.exitCode).toBe(0)
+      expect(result.stdout.text).toBe('started\n')
+      // Ended before the result: nothing is left to look for afterwards.
+      expect(psMatching(`sleep ${duration}`)).toEqual([])
+    },
+  )
+
+  test('without a cgroup (processes: false) a fully detached daemon survives the call, as with nohup', async () => {
     const shell = await testShell()
     const duration = sleeper()
-    // The pause lets it leave the group before the command exits; a daemon caught still in the group is ended.
-    const result = await shell.run({ command: `setsid sleep ${duration} </dev/null >/dev/null 2>&1 & sleep 0.3; echo started` })
+    const result = await shell.run({ command: `setsid sleep ${duration} </dev/null >/dev/null 2>&1 & sleep 0.3; echo started`, limits: { processes: false } })
     expect(result.exitCode).toBe(0)
     const left = psMatching(`sleep ${duration}`)
     expect(left).toHaveLength(1)
