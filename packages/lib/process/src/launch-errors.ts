@@ -1,6 +1,21 @@
 import { accessSync, constants, statSync } from 'node:fs'
 import nodePath from 'node:path'
 
+/** A launch that failed before the program ran, for a caller that words it its own way (`StartOptions.explain`). */
+export interface LaunchFailure {
+  /** The working directory was unusable, the program was not found or not executable, or the spawn itself failed. */
+  stage: 'cwd' | 'program' | 'spawn'
+  /** The errno code (`ENOENT`, `EACCES`, …) when there is one. */
+  code?: string
+  /** The program as launched (before the limits wrapper). */
+  file: string
+  cwd: string
+  /** The default words, which apply when `explain` returns undefined. */
+  message: string
+  /** The spawn's own error, on the spawn stage. */
+  error?: unknown
+}
+
 /** Why a command could not start, in words a user can act on. */
 export function describeSpawnError(error: unknown, file: string): string {
   const code = (error as NodeJS.ErrnoException)?.code
@@ -20,12 +35,6 @@ export function describeSpawnError(error: unknown, file: string): string {
 
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message || error.name : String(error)
-}
-
-/** Why `file` cannot be started (missing, not executable), found the way execvp would look, or undefined. */
-export function programProblem(file: string, path?: string, cwd?: string): string | undefined {
-  const code = missingProgram(file, path, cwd)
-  return code && describeSpawnError(Object.assign(new Error(file), { code }), file)
 }
 
 /** `ENOENT` or `EACCES` when spawning `file` in `cwd` would fail so, looked up on `path` as execvp does; undefined when it can start. */

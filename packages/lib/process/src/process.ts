@@ -1,17 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import type { Writable } from 'node:stream'
 import { cwdProblem } from './cwd.js'
-import { describeSpawnError, messageOf, programProblem } from './launch-errors.js'
+import { describeSpawnError, type LaunchFailure, messageOf, missingProgram } from './launch-errors.js'
 import { DEFAULT_LIMITS, LimitedRun, type ResourceLimits, resolveLimits } from './limits.js'
-import { StreamTail } from './output.js'
-import { groupAlive, reapTree, runMarker } from './reap.js'
-import type { ProcessDefaults, ProcessLaunch, ProcessResult, ProcessSpec, RunningProcess, OutputListener } from './types.js'
+import { StreamHead, StreamTail } from './output.js'
+import { runMarker } from './reap.js'
+import { type DrainRule, ProcessRun } from './running.js'
+import type { ProcessDefaults, ProcessLaunch, ProcessResult, ProcessSpec, RunningProcess } from './types.js'
 
 const MAX_TIMER_MS = 2 ** 31 - 1 // larger delays overflow setTimeout and fire at once
 // After the command exits, how long a process still holding its output may keep it before it is reaped.
 const DRAIN_MS = 100
-// Random once per process, a counter per command: unique on the machine without a random draw per call.
-const MARKER_BASE = runMarker('DSHKIT_SHELL_RUN')
+// Random once per process and prefix, a counter per command: unique on the machine without a random draw per call.
+const markerBases = new Map<string, string>()
 let commands = 0
 
 export interface StartOptions {
@@ -22,13 +22,99 @@ export interface StartOptions {
   defaults: ProcessDefaults
   /** The provider's argv for this spec; may throw (the result then says why). */
   launch: () => ProcessLaunch
+  /** The run marker's prefix, which `ps e` shows as what started the tree (default `DSHKIT_SHELL_RUN`). */
+  markerPrefix?: string
+  /** Which bytes of a stream past `maxOutputBytes` the result keeps: the tail (default) or the head (a hook's answer leads). */
+  keep?: 'tail' | 'head'
+  /** What happens to processes that outlive the exit (default: reaped, pipes closed after 100 ms). */
+  drain?: DrainRule
+  /** Stdin stays open as `RunningProcess.stdin`, for a long-lived child spoken to over stdio; `spec.stdin` is not used. */
+  openStdin?: boolean
+  /** Every raw chunk as it arrives, before decoding: for a reader with its own framing. */
+  onBytes?: (chunk: Buffer, stream: 'stdout' | 'stderr') => void
+  /** Words a failed launch the caller's way; undefined keeps `failure.message`. */
+  explain?: (failure: LaunchFailure) => string | undefined
 }
 
 /** Starts one process tree in its own process group. Never throws: what goes wrong is in `done`'s `error`. */
-export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOptions): RunningProcess {
+export function startProcess(options: StartOptions): RunningProcess {
+  const { spec, cwd, sandboxed, defaults } = options
   const startedAt = Date.now()
   const started = performance.now()
-  const result: ProcessResult = {
+  const result = emptyResult(sandboxed)
+  const notStarted = (error: string, aborted = false) => unstarted(startedAt, { ...result, aborted, error, durationMs: performance.now() - started })
+  const failed = (failure: Omit<LaunchFailure, 'cwd'>) => notStarted(options.explain?.({ ...failure, cwd }) ?? failure.message)
+
+  const invalid = invalidLimits(spec)
+  if (invalid) return notStarted(invalid)
+  if (spec.signal?.aborted) return notStarted('aborted before the command started', true)
+  const cwdError = cwdProblem(cwd)
+  if (cwdError) return failed({ stage: 'cwd', file: '', ...cwdError })
+  let limits: ResourceLimits
+  let how: ProcessLaunch
+  try {
+    limits = resolveLimits(defaults.limits ?? DEFAULT_LIMITS, spec.limits)
+  } catch (error) {
+    return notStarted(messageOf(error))
+  }
+  try {
+    how = options.launch()
+  } catch (error) {
+    return notStarted(`could not prepare the command: ${messageOf(error)}`)
+  }
+  // Every process the command starts inherits the marker, so the reaper finds those that left the group.
+  const marker = nextMarker(options.markerPrefix ?? 'DSHKIT_SHELL_RUN')
+  const env = { ...(how.env ?? process.env), ...spec.env, [marker]: '1' }
+  // The limits wrapper would hide a missing program behind its own exit code: look first.
+  const missing = missingProgram(how.file, env.PATH ?? undefined, cwd)
+  if (missing) return failed({ stage: 'program', code: missing, file: how.file, message: describeSpawnError({ code: missing }, how.file) })
+  const limited = new LimitedRun(limits)
+  const wrapped = limited.wrap(how.file, how.args)
+  const spawnError = (error: unknown) => {
+    const code = (error as NodeJS.ErrnoException)?.code
+    const message = describeSpawnError(error, how.file)
+    return options.explain?.({ stage: 'spawn', code, file: how.file, cwd, message, error }) ?? message
+  }
+  let child: ChildProcess
+  try {
+    // detached: the command leads its own process group, and never touches the host's terminal.
+    const stdin = options.openStdin || spec.stdin !== undefined ? 'pipe' : 'ignore'
+    child = spawn(wrapped.file, wrapped.args, { cwd, env, detached: true, stdio: how.fd3 ? [stdin, 'pipe', 'pipe', 'pipe'] : [stdin, 'pipe', 'pipe'] })
+  } catch (error) {
+    limited.finish({ exitCode: null, signal: null })
+    return notStarted(spawnError(error))
+  }
+  const bound = spec.maxOutputBytes ?? defaults.maxOutputBytes
+  const Capture = options.keep === 'head' ? StreamHead : StreamTail
+  return new ProcessRun(child, {
+    result,
+    startedAt,
+    started,
+    marker,
+    limited,
+    graceMs: spec.graceMs ?? defaults.graceMs,
+    timeoutMs: spec.timeoutMs ?? defaults.timeoutMs,
+    out: new Capture(bound),
+    err: new Capture(bound),
+    drain: { ms: options.drain?.ms ?? DRAIN_MS, reap: options.drain?.reap ?? true },
+    signal: spec.signal,
+    onBytes: options.onBytes,
+    spawnError,
+    input: options.openStdin ? undefined : spec.stdin,
+    openStdin: options.openStdin ?? false,
+    fd3: how.fd3,
+    maxTimerMs: MAX_TIMER_MS,
+  })
+}
+
+function nextMarker(prefix: string): string {
+  let base = markerBases.get(prefix)
+  if (!base) markerBases.set(prefix, (base = runMarker(prefix)))
+  return `${base}_${(++commands).toString(36)}`
+}
+
+function emptyResult(sandboxed: boolean): ProcessResult {
+  return {
     exitCode: null,
     signal: null,
     stdout: { text: '', droppedBytes: 0 },
@@ -37,177 +123,6 @@ export function startProcess({ spec, cwd, sandboxed, defaults, launch }: StartOp
     timedOut: false,
     aborted: false,
     sandboxed,
-  }
-  const notStarted = (error: string, aborted = false) => unstarted(startedAt, { ...result, aborted, error, durationMs: performance.now() - started })
-
-  const invalid = invalidLimits(spec)
-  if (invalid) return notStarted(invalid)
-  if (spec.signal?.aborted) return notStarted('aborted before the command started', true)
-  const cwdError = cwdProblem(cwd)
-  if (cwdError) return notStarted(cwdError)
-  let limits: ResourceLimits
-  try {
-    limits = resolveLimits(defaults.limits ?? DEFAULT_LIMITS, spec.limits)
-  } catch (error) {
-    return notStarted(messageOf(error))
-  }
-  let how: ProcessLaunch
-  try {
-    how = launch()
-  } catch (error) {
-    return notStarted(`could not prepare the command: ${messageOf(error)}`)
-  }
-  // Every process the command starts inherits the marker, so the reaper finds those that left the group.
-  const marker = `${MARKER_BASE}_${(++commands).toString(36)}`
-  const env = { ...(how.env ?? process.env), ...spec.env, [marker]: '1' }
-  // The limits wrapper would hide a missing program behind its own exit code: look first.
-  const missing = programProblem(how.file, env.PATH ?? undefined, cwd)
-  if (missing) return notStarted(missing)
-  const limited = new LimitedRun(limits)
-  const wrapped = limited.wrap(how.file, how.args)
-  let child: ChildProcess
-  try {
-    // detached: the command leads its own process group, and never touches the host's terminal.
-    const stdin = spec.stdin === undefined ? 'ignore' : 'pipe'
-    child = spawn(wrapped.file, wrapped.args, { cwd, env, detached: true, stdio: how.fd3 ? [stdin, 'pipe', 'pipe', 'pipe'] : [stdin, 'pipe', 'pipe'] })
-  } catch (error) {
-    limited.finish({ exitCode: null, signal: null })
-    return notStarted(describeSpawnError(error, how.file))
-  }
-
-  const graceMs = spec.graceMs ?? defaults.graceMs
-  const timeoutMs = spec.timeoutMs ?? defaults.timeoutMs
-  const out = new StreamTail(spec.maxOutputBytes ?? defaults.maxOutputBytes)
-  const err = new StreamTail(spec.maxOutputBytes ?? defaults.maxOutputBytes)
-  const listeners = new Set<OutputListener>()
-  let decoding = false
-  let exited = false
-  let closed = false
-  let settling = false
-  let reaping: Promise<void> | undefined
-  let timer: NodeJS.Timeout | undefined
-  let drainTimer: NodeJS.Timeout | undefined
-  let resolveDone!: (result: ProcessResult) => void
-  const done = new Promise<ProcessResult>((resolve) => {
-    resolveDone = resolve
-  })
-
-  const emit = (text: string, stream: 'stdout' | 'stderr') => {
-    if (!text) return
-    for (const listener of listeners) {
-      try {
-        listener(text, stream)
-      } catch {
-        // A listener's failure is its own; the command and the other listeners carry on.
-      }
-    }
-  }
-  const reap = (grace = graceMs) => {
-    if (!reaping && child.pid !== undefined) reaping = reapTree(child.pid, marker, grace, () => limited.members())
-    return reaping
-  }
-  const stop = () => {
-    if (settling) return
-    if (!exited) result.aborted = true
-    // After the exit an empty group's id may be reused by a stranger: signal it only while it has members.
-    else if (child.pid === undefined || !groupAlive(child.pid)) return
-    void reap()
-  }
-  const finish = async () => {
-    if (settling || !exited || !closed) return
-    settling = true
-    clearTimeout(timer)
-    clearTimeout(drainTimer)
-    spec.signal?.removeEventListener('abort', stop)
-    emit(out.flush(decoding), 'stdout')
-    emit(err.flush(decoding), 'stderr')
-    if (reaping) await reaping
-    const limit = limited.finish(result)
-    if (limit) result.limit = limit
-    result.stdout = out.result()
-    result.stderr = err.result()
-    result.durationMs = performance.now() - started
-    listeners.clear()
-    resolveDone(result)
-  }
-
-  child.stdout!.on('data', (chunk: Buffer) => emit(out.push(chunk, decoding), 'stdout'))
-  child.stderr!.on('data', (chunk: Buffer) => {
-    limited.noteStderr(chunk)
-    emit(err.push(chunk, decoding), 'stderr')
-  })
-  child.on('error', (error) => {
-    if (child.pid !== undefined) return // a failed signal to a live child; the reaper carries on
-    result.error = describeSpawnError(error, how.file)
-    exited = closed = true
-    void finish()
-  })
-  child.on('exit', (code, signal) => {
-    result.exitCode = code
-    result.signal = signal
-    exited = true
-    limited.stop()
-    clearTimeout(timer) // it answered in time; what it left behind is not a timeout
-    // Background processes left in its group are orphans nobody will wait for: end them now. So are detached ones
-    // (`setsid … &`, `nohup … &`, a double fork) that let go of the pipes: they cannot leave the call's cgroup.
-    if (child.pid !== undefined && (groupAlive(child.pid) || limited.members().length)) void reap()
-    // A process that left the group but still holds the output pipes (setsid … &) is reaped too.
-    drainTimer = setTimeout(async () => {
-      if (closed) return
-      await reap()
-      child.stdout!.destroy()
-      child.stderr!.destroy()
-      closed = true
-      void finish()
-    }, DRAIN_MS)
-    void finish()
-  })
-  child.on('close', () => {
-    closed = true
-    void finish()
-  })
-
-  if (child.pid !== undefined) {
-    // A process-limit hit ends the whole tree at once, no grace: a fork bomb would only grow in it.
-    limited.watch(child.pid, marker, () => void reap(0))
-    if (timeoutMs !== undefined) {
-      timer = setTimeout(
-        () => {
-          result.timedOut = true
-          void reap()
-        },
-        Math.min(timeoutMs, MAX_TIMER_MS),
-      )
-    }
-    spec.signal?.addEventListener('abort', stop, { once: true })
-    if (how.fd3) {
-      const fd3 = child.stdio[3] as Writable
-      // A program that exits before reading it all closes the pipe under us; its exit says why.
-      fd3.on('error', () => {})
-      fd3.end(how.fd3)
-    }
-    if (spec.stdin !== undefined) {
-      // A command that never reads its stdin closes the pipe under us (EPIPE); that is its right.
-      child.stdin!.on('error', () => {})
-      child.stdin!.end(spec.stdin)
-    }
-  }
-
-  return {
-    pid: child.pid,
-    startedAt,
-    done,
-    onOutput(listener) {
-      decoding = true
-      listeners.add(listener)
-      return () => {
-        listeners.delete(listener)
-      }
-    },
-    kill() {
-      stop()
-      return done
-    },
   }
 }
 

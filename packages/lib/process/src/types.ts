@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream'
 import type { LimitName, ResourceLimits } from './limits.js'
 
 /** How one process runs: everything but what to launch. */
@@ -61,6 +62,8 @@ export interface RunningProcess {
   readonly pid: number | undefined
   readonly startedAt: number
   readonly done: Promise<ProcessResult>
+  /** The child's open stdin, only when started with `openStdin` (a server spoken to over stdio). */
+  readonly stdin?: Writable
   /** Every decoded chunk as it arrives; returns a disposer. */
   onOutput(listener: OutputListener): () => void
   /** Kills the whole tree (SIGTERM, then SIGKILL after the grace) and resolves once nothing is left; the result says `aborted` (unless it had already exited). `reason` is for the caller's own records. */

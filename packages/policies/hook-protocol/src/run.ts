@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import type { LimitName, ResourceLimits } from '@dshkit/process'
-import { DEFAULT_LIMITS, LimitedRun, missingProgram, reapTree, resolveLimits, runMarker } from '@dshkit/process'
+import { startProcess } from '@dshkit/process'
 
 export interface RunHookOptions {
   /** Shell text, run as `<shell…> <command>` (default `sh -c`); with `args`, the executable to spawn. */
@@ -57,22 +55,13 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 1 << 20
 export const DEFAULT_GRACE_MS = 2_000
 
 const MAX_TIMER_MS = 2 ** 31 - 1 // larger delays overflow setTimeout and fire at once
+// What a spec leaves out; the deadline is always set (600 s by default), the limits go over DEFAULT_LIMITS.
+const DEFAULTS = { maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES, graceMs: DEFAULT_GRACE_MS }
 
 /** Runs one hook command in its own process group. Never throws for anything the hook does. */
-export function runHook(options: RunHookOptions): Promise<HookRunResult> {
-  const {
-    command,
-    args,
-    shell = ['sh', '-c'],
-    payload,
-    cwd,
-    env,
-    signal,
-    timeoutMs = DEFAULT_TIMEOUT_MS,
-    maxOutputBytes = DEFAULT_MAX_OUTPUT_BYTES,
-    graceMs = DEFAULT_GRACE_MS,
-  } = options
-  const started = performance.now()
+export async function runHook(options: RunHookOptions): Promise<HookRunResult> {
+  const { command, args, shell = ['sh', '-c'], payload, cwd, env, signal, timeoutMs = DEFAULT_TIMEOUT_MS } = options
+  const { maxOutputBytes = DEFAULT_MAX_OUTPUT_BYTES, graceMs = DEFAULT_GRACE_MS } = options
   const result: HookRunResult = {
     command,
     exitCode: null,
@@ -89,142 +78,54 @@ export function runHook(options: RunHookOptions): Promise<HookRunResult> {
   try {
     input = JSON.stringify(payload) ?? 'null'
   } catch (error) {
-    return Promise.resolve({ ...result, error: `the payload is not JSON: ${message(error)}` })
+    return { ...result, error: `the payload is not JSON: ${message(error)}` }
   }
-  if (signal?.aborted) return Promise.resolve({ ...result, aborted: true, error: 'aborted before the hook started' })
-  let limits: ResourceLimits
-  try {
-    limits = resolveLimits(DEFAULT_LIMITS, options.limits)
-  } catch (error) {
-    return Promise.resolve({ ...result, error: message(error) })
-  }
-
-  return new Promise((resolve) => {
-    // detached: the hook leads its own process group; the marker finds children that left it.
-    const marker = runMarker()
-    const childEnv = { ...(env ?? process.env), [marker]: '1' }
-    const [file, argv] = args ? [command, [...args]] : [shell[0], [...shell.slice(1), command]]
-    // The limits wrapper would turn a missing program into its own exit code: look first, as spawn would.
-    const missing = missingProgram(file, childEnv.PATH, cwd)
-    if (missing) {
-      result.startError = spawnFailure(Object.assign(new Error(file), { code: missing }), file, cwd)
-      result.error = result.startError ?? `could not run the hook: ${missing}`
-      return resolve(result)
-    }
-    const limited = new LimitedRun(limits)
-    const wrapped = limited.wrap(file, argv)
-    const child = spawn(wrapped.file, wrapped.args, { cwd, env: childEnv, detached: true, stdio: ['pipe', 'pipe', 'pipe'] })
-    if (child.pid !== undefined) result.pid = child.pid
-    const stdout = capture(maxOutputBytes, result)
-    const stderr = capture(maxOutputBytes, result)
-    let exited = false
-    let closed = false
-    let reaping: Promise<void> | undefined
-    let timer: NodeJS.Timeout | undefined
-    let drainTimer: NodeJS.Timeout | undefined
-    let done = false
-
-    const finish = async () => {
-      if (done || !exited || !closed) return
-      done = true
-      clearTimeout(timer)
-      clearTimeout(drainTimer)
-      signal?.removeEventListener('abort', onAbort)
-      if (reaping) await reaping
-      const limit = limited.finish(result)
-      if (limit) result.limit = limit
-      result.stdout = stdout.text()
-      result.stderr = stderr.text()
-      if (!args && !result.startError) result.startError = shellStartFailure(result)
-      result.durationMs = performance.now() - started
-      resolve(result)
-    }
-    const kill = (grace = graceMs) => {
-      if (!reaping && child.pid !== undefined) reaping = reapTree(child.pid, marker, grace)
-    }
-    const onAbort = () => {
-      result.aborted = true
-      kill()
-    }
-
-    child.stdout.on('data', stdout.push)
-    child.stderr.on('data', (chunk: Buffer) => {
-      limited.noteStderr(chunk)
-      stderr.push(chunk)
-    })
-    // A hook that never reads stdin closes the pipe under us (EPIPE); that is its right.
-    child.stdin.on('error', () => {})
-    child.on('error', (error) => {
-      result.startError = spawnFailure(error as NodeJS.ErrnoException, file, cwd)
-      result.error = result.startError ?? `could not run the hook: ${message(error)}`
-      exited = closed = true
-      void finish()
-    })
-    child.on('exit', (code, sig) => {
-      result.exitCode = code
-      result.signal = sig
-      exited = true
-      // The hook answered in time; a background child still holding its pipes is not a timeout.
-      clearTimeout(timer)
-      // A background child may keep our pipes open; give it the grace period, then stop reading.
-      drainTimer = setTimeout(() => {
-        child.stdin.destroy()
-        child.stdout.destroy()
-        child.stderr.destroy()
-        closed = true
-        void finish()
-      }, graceMs)
-      void finish()
-    })
-    child.on('close', () => {
-      closed = true
-      void finish()
-    })
-    if (child.pid === undefined) return
-    // A process-limit hit ends the whole tree at once, no grace: a fork bomb would only grow in it.
-    limited.watch(child.pid, marker, () => kill(0))
-    timer = setTimeout(
-      () => {
-        result.timedOut = true
-        kill()
-      },
-      Math.min(Math.max(timeoutMs, 1), MAX_TIMER_MS),
-    )
-    signal?.addEventListener('abort', onAbort, { once: true })
-    child.stdin.end(input)
-  })
-}
-
-function capture(limit: number, result: HookRunResult) {
-  const chunks: Buffer[] = []
-  let size = 0
-  return {
-    push: (chunk: Buffer) => {
-      if (size >= limit) {
-        result.truncated = true
-        return
-      }
-      const room = limit - size
-      if (chunk.length > room) {
-        result.truncated = true
-        chunk = chunk.subarray(0, room)
-      }
-      chunks.push(chunk)
-      size += chunk.length
+  if (signal?.aborted) return { ...result, aborted: true, error: 'aborted before the hook started' }
+  const [file, argv] = args ? [command, [...args]] : [shell[0], [...shell.slice(1), command]]
+  const running = startProcess({
+    spec: { stdin: input, signal, timeoutMs: Math.min(Math.max(timeoutMs, 1), MAX_TIMER_MS), maxOutputBytes, graceMs, limits: options.limits },
+    cwd: cwd ?? process.cwd(),
+    sandboxed: false,
+    defaults: DEFAULTS,
+    launch: () => ({ file, args: argv, env: env ?? process.env }),
+    markerPrefix: 'DSHKIT_HOOK_RUN',
+    // A hook's answer is the document it starts with.
+    keep: 'head',
+    // A background child may keep our pipes open; give it the grace period, then stop reading. It is left running.
+    drain: { ms: graceMs, reap: false },
+    explain: (failure) => {
+      result.startError = failure.stage === 'cwd' ? cwdFailure(failure.code, cwd) : spawnFailure(failure.code, file)
+      return result.startError ?? (failure.stage === 'spawn' ? `could not run the hook: ${message(failure.error)}` : undefined)
     },
-    text: () => Buffer.concat(chunks).toString('utf8'),
-  }
+  })
+  if (running.pid !== undefined) result.pid = running.pid
+  const ran = await running.done
+  Object.assign(result, {
+    exitCode: ran.exitCode,
+    signal: ran.signal,
+    stdout: ran.stdout.text,
+    stderr: ran.stderr.text,
+    timedOut: ran.timedOut,
+    aborted: ran.aborted,
+    truncated: ran.stdout.droppedBytes > 0 || ran.stderr.droppedBytes > 0,
+    durationMs: ran.durationMs,
+  })
+  if (ran.error) result.error = ran.error
+  if (ran.limit) result.limit = ran.limit
+  if (!args && !result.startError) result.startError = shellStartFailure(result)
+  return result
 }
 
 /** A spawn error a user can fix, or undefined for anything else. */
-function spawnFailure(error: NodeJS.ErrnoException, file: string, cwd: string | undefined): string | undefined {
-  if (error.code === 'ENOENT') {
-    // spawn reports a missing cwd as ENOENT of the program too; tell them apart.
-    if (cwd && !existsSync(cwd)) return `hook working directory does not exist: ${cwd}`
-    return `hook command not found: ${file}`
-  }
-  if (error.code === 'EACCES') return `hook command is not executable: ${file} (permission denied)`
+function spawnFailure(code: string | undefined, file: string): string | undefined {
+  if (code === 'ENOENT') return `hook command not found: ${file}`
+  if (code === 'EACCES') return `hook command is not executable: ${file} (permission denied)`
   return undefined
+}
+
+/** spawn reports a missing cwd as ENOENT of the program; the check before it tells them apart. */
+function cwdFailure(code: string | undefined, cwd: string | undefined): string | undefined {
+  return code === 'ENOENT' ? `hook working directory does not exist: ${cwd}` : undefined
 }
 
 /** What a shell said when it could not start the command: exit 127 "not found", exit 126 "Permission denied". */

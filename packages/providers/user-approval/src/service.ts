@@ -1,14 +1,14 @@
-import { randomUUID } from 'node:crypto'
 import { type Context, Service } from 'cordis'
 import type { ApprovalAnswer, ApprovalRequest, ApprovalService, ToolExecution } from '@dshkit/tools'
-import { TtyResponder } from './tty.js'
-import type { ShellFacts } from './shell-call.js'
-import { argumentsHash } from './hash.js'
-import { checkRule, describeRule, pathArguments, redirectTargets, type ToolView } from '@dshkit/permission-policy'
-import { GrantStore, type RuleContext } from './grants.js'
-import { checkGrantRule } from './grants-file.js'
-import { callSummary } from './summary.js'
+import { askResponders, checkResponse, deny, grantWanted, refuse } from './answers.js'
+import { answeredEvent, type AskOutcome, endedReason, makeAsk, publicAsk, requestedEvent } from './ask.js'
 import { recorder, staleRequests } from './durable.js'
+import { GrantStore } from './grants.js'
+import { argumentsHash } from './hash.js'
+import { configuredResponder } from './responder.js'
+import { matchableRule, ruleContext } from './rules.js'
+import { callSummary } from './summary.js'
+import type { TtyResponder } from './tty.js'
 import {
   AskEnded,
   type AnswerOutcome,
@@ -16,19 +16,13 @@ import {
   type ApprovalAsk,
   type ApprovalResponse,
   type Grant,
-  type GrantRule,
   type PendingAsk,
   type Responder,
   type StaleRequest,
 } from './types.js'
 
-/** How an ask ended, as the `approval/answered` event (session and cordis) carries it. */
-export interface AskOutcome {
-  decision: 'allow' | 'deny'
-  by: AnsweredBy
-  reason?: string
-  grantId?: string
-}
+export type { AskOutcome } from './ask.js'
+export { matchableRule } from './rules.js'
 
 declare module 'cordis' {
   interface Context {
@@ -86,16 +80,7 @@ export class UserApproval extends Service implements ApprovalService {
     this.timeoutMs = options.timeoutMs
     this.grants = new GrantStore(options.grants || undefined, ruleContext(ctx))
     this.record = recorder(ctx)
-    const [kind, why] = chooseResponder(options)
-    let tty: TtyResponder | undefined
-    let configured: Responder
-    if (kind === 'tty') {
-      tty = new TtyResponder({ input: options.input, output: options.output, shell: () => ctx.get('shell') as ShellFacts | undefined })
-      configured = tty.respond
-    } else {
-      const reason = `no one can approve here (${why}); run in a terminal, or add an allow rule`
-      configured = () => ({ kind: 'deny', reason })
-    }
+    const { kind, respond: configured, tty } = configuredResponder(ctx, options)
     this.state = { handlers: [], pending: new Map(), settled: new Set(), configured, kind, tty, stopped: false }
     const state = this.state
     ctx.effect(() => () => stop(state), 'approval: deny what is pending')
@@ -218,7 +203,7 @@ export class UserApproval extends Service implements ApprovalService {
       await this.record(requestedEvent(ask))
       if (state.pending.has(ask.requestId)) {
         this.emit('approval/requested', publicAsk(ask))
-        askResponders(state, ask, controller.signal).then(
+        askResponders([...state.handlers.map((handler) => handler.respond), state.configured], ask, controller.signal).then(
           (response) => finish({ response, by: 'responder' }),
           (error) => finish({ response: deny(`the approval responder failed: ${(error as Error).message}`), by: 'error' }),
         )
@@ -239,40 +224,43 @@ export class UserApproval extends Service implements ApprovalService {
 
   /** Stores a grant the answer asked for, records the outcome, tells listeners, and lets queued asks the grant covers through. */
   private async settle(ask: ApprovalAsk, response: ApprovalResponse, by: AnsweredBy): Promise<AskOutcome> {
-    let outcome: AskOutcome
-    if (response.kind === 'deny') {
-      outcome = { decision: 'deny', by, reason: response.reason || 'denied by an approval responder' }
-    } else {
-      outcome = { decision: 'allow', by }
-      const wanted = grantWanted(response)
-      if (wanted) {
-        try {
-          const grant =
-            wanted === 'exact'
-              ? await this.grants.add({
-                  kind: 'exact',
-                  tool: ask.tool,
-                  argumentsHash: ask.argumentsHash,
-                  summary: response.summary ?? callSummary(ask.tool, ask.arguments),
-                  by: response.by ?? by,
-                })
-              : await this.grants.add({
-                  kind: 'rule',
-                  rule: matchableRule(this.ctx, wanted.rule),
-                  ...(response.summary && { summary: response.summary }),
-                  by: response.by ?? by,
-                })
-          outcome.grantId = grant.id
-          void this.releaseCovered()
-        } catch (error) {
-          // The person allowed this call; only the "always" part failed, and the log says so.
-          outcome.reason = `allowed once; the grant could not be stored: ${(error as Error).message}`
-          this.ctx.logger('user-approval').warn(outcome.reason)
-        }
-      }
-    }
+    const outcome: AskOutcome =
+      response.kind === 'deny'
+        ? { decision: 'deny', by, reason: response.reason || 'denied by an approval responder' }
+        : await this.storeGrant(ask, response, by)
     await this.record(answeredEvent(ask, outcome))
     this.emit('approval/answered', publicAsk(ask), outcome)
+    return outcome
+  }
+
+  /** An allow, with the grant it asked for stored (a failure to store it is said, and the call is still allowed). */
+  private async storeGrant(ask: ApprovalAsk, response: Extract<ApprovalResponse, { kind: 'allow' }>, by: AnsweredBy): Promise<AskOutcome> {
+    const outcome: AskOutcome = { decision: 'allow', by }
+    const wanted = grantWanted(response)
+    if (!wanted) return outcome
+    try {
+      const grant =
+        wanted === 'exact'
+          ? await this.grants.add({
+              kind: 'exact',
+              tool: ask.tool,
+              argumentsHash: ask.argumentsHash,
+              summary: response.summary ?? callSummary(ask.tool, ask.arguments),
+              by: response.by ?? by,
+            })
+          : await this.grants.add({
+              kind: 'rule',
+              rule: matchableRule(this.ctx, wanted.rule),
+              ...(response.summary && { summary: response.summary }),
+              by: response.by ?? by,
+            })
+      outcome.grantId = grant.id
+      void this.releaseCovered()
+    } catch (error) {
+      // The person allowed this call; only the "always" part failed, and the log says so.
+      outcome.reason = `allowed once; the grant could not be stored: ${(error as Error).message}`
+      this.ctx.logger('user-approval').warn(outcome.reason)
+    }
     return outcome
   }
 
@@ -297,148 +285,8 @@ export class UserApproval extends Service implements ApprovalService {
   }
 }
 
-/** What every responder is shown about the call, with the hash its answer binds to. */
-function makeAsk(request: ApprovalRequest): ApprovalAsk {
-  const { exec } = request
-  return {
-    ...request,
-    requestId: `a_${randomUUID()}`,
-    callId: typeof exec.callId === 'string' ? exec.callId : '',
-    tool: exec.name,
-    arguments: exec.arguments ?? null,
-    argumentsHash: argumentsHash(exec.arguments ?? null),
-    askedAt: new Date().toISOString(),
-  }
-}
-
-/** The ask without its live execution (for listings, events and pages). */
-function publicAsk({ exec: _exec, ...rest }: ApprovalAsk): PendingAsk {
-  return rest
-}
-
-function requestedEvent(ask: ApprovalAsk) {
-  return {
-    type: 'approval/requested',
-    requestId: ask.requestId,
-    callId: ask.callId,
-    tool: ask.tool,
-    argumentsHash: ask.argumentsHash,
-    summary: callSummary(ask.tool, ask.arguments),
-    ...(ask.source !== undefined && { source: String(ask.source) }),
-    ...(ask.reason !== undefined && { reason: String(ask.reason) }),
-    time: ask.askedAt,
-  }
-}
-
-function answeredEvent(ask: ApprovalAsk, outcome: AskOutcome) {
-  return {
-    type: 'approval/answered',
-    requestId: ask.requestId,
-    callId: ask.callId,
-    decision: outcome.decision,
-    by: outcome.by,
-    ...(outcome.reason !== undefined && { reason: outcome.reason }),
-    ...(outcome.grantId && { grantId: outcome.grantId }),
-  }
-}
-
-function endedReason(by: AnsweredBy, response: ApprovalResponse): string {
-  if (by === 'answer') return `answered elsewhere (${response.kind})`
-  if (by === 'grant') return 'allowed by a grant stored meanwhile'
-  return response.kind === 'deny' ? (response.reason ?? 'denied') : 'answered'
-}
-
-function grantWanted(response: Extract<ApprovalResponse, { kind: 'allow' }>): 'exact' | { rule: GrantRule } | undefined {
-  if (response.grant === 'exact' || (response.grant === undefined && response.always === true)) return 'exact'
-  if (response.grant && typeof response.grant === 'object') return response.grant
-}
-
-/** Programmatic responders first, in registration order, then the configured one. */
-async function askResponders(state: State, request: ApprovalAsk, signal: AbortSignal): Promise<ApprovalResponse> {
-  for (const { respond } of [...state.handlers, { respond: state.configured }]) {
-    if (signal.aborted) break
-    let response: unknown
-    try {
-      response = await respond(request, signal)
-    } catch (error) {
-      return deny(`the approval responder failed: ${error instanceof Error ? error.message : String(error)}`)
-    }
-    if (response === undefined) continue
-    return checkResponse(response)
-  }
-  return deny('no responder answered')
-}
-
-/** Only the documented shapes allow; anything else denies, saying what was answered (fail closed). */
-function checkResponse(response: unknown): ApprovalResponse {
-  const r = response as Record<string, unknown> | undefined
-  if (r?.kind === 'allow') {
-    const summary = { ...(typeof r.summary === 'string' && { summary: r.summary }), ...(typeof r.by === 'string' && { by: r.by }) }
-    if (r.grant === 'exact' || (r.grant === undefined && r.always === true)) return { kind: 'allow', grant: 'exact', ...summary }
-    if (r.grant === undefined) return { kind: 'allow' }
-    const rule = (r.grant as { rule?: unknown } | null)?.rule
-    try {
-      return { kind: 'allow', grant: { rule: checkGrantRule(rule) }, ...summary }
-    } catch (error) {
-      return deny(`an approval responder answered a grant that is not valid (${(error as Error).message}), so the call is denied`)
-    }
-  }
-  if (r?.kind === 'deny') return deny(typeof r.reason === 'string' && r.reason ? r.reason : 'denied by an approval responder')
-  return deny(`an approval responder answered ${describe(response)} instead of { kind: 'allow' } or { kind: 'deny', reason }`)
-}
-
-/** JSON when it can be (a cycle or a BigInt cannot), so describing a bad answer never throws. */
-function describe(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value)
-  } catch {
-    return Object.prototype.toString.call(value)
-  }
-}
-
-/** A grant rule that names no registered tool, or an argument its tools do not declare, would never allow anything: not stored. */
-export function matchableRule(ctx: Context, rule: GrantRule): GrantRule {
-  const tools = ctx.get('tools') as { schemas(): ToolView[] } | undefined
-  if (!tools) return rule
-  const check = checkRule({ ...rule, decision: 'allow' }, 0, tools.schemas(), false)
-  if (check.kind !== 'problem') return rule
-  const label = `${describeRule({ ...rule, decision: 'allow' }, 0)}: `
-  throw new Error(`the grant rule can never match: ${check.message.startsWith(label) ? check.message.slice(label.length) : check.message}`)
-}
-
-/** Rule grants look up paths and redirections exactly as permission-policy does, through the services of the moment. */
-function ruleContext(ctx: Context): RuleContext {
-  const fs = () => ctx.get('fs') as never
-  const shellCwd = () => (ctx.get('shell') as { cwd?: string } | undefined)?.cwd
-  return {
-    pathsOf: (exec: ToolExecution) => {
-      const tools = ctx.get('tools') as { definitions?: ReadonlyMap<string, never> } | undefined
-      return tools?.definitions ? pathArguments(tools.definitions, fs)(exec) : () => undefined
-    },
-    targets: (target, cwd) => redirectTargets(fs, shellCwd)(target, cwd),
-  }
-}
-
-function chooseResponder({ responder, input, output }: ApprovalOptions): ['headless' | 'tty', string] {
-  if (responder === 'headless') return ['headless', "responder: 'headless'"]
-  if (responder === 'tty') return ['tty', "responder: 'tty'"]
-  const inTty = (input ?? (process.stdin as NodeJS.ReadableStream & { isTTY?: boolean })) as { isTTY?: boolean }
-  const outTty = (output ?? process.stdout) as { isTTY?: boolean }
-  if (!inTty.isTTY) return ['headless', 'headless: stdin is not a terminal']
-  if (!outTty.isTTY) return ['headless', 'headless: stdout is not a terminal']
-  return ['tty', 'stdin and stdout are a terminal']
-}
-
 function stop(state: State) {
   state.stopped = true
   for (const entry of [...state.pending.values()]) entry.finish({ response: deny('the approval service stopped before anyone answered'), by: 'stopped' })
   state.tty?.close('the approval service has stopped, so no one can answer')
-}
-
-function refuse(reason: Extract<AnswerOutcome, { ok: false }>['reason'], message: string): AnswerOutcome {
-  return { ok: false, reason, message }
-}
-
-function deny(reason: string): Extract<ApprovalAnswer, { kind: 'deny' }> {
-  return { kind: 'deny', reason }
 }

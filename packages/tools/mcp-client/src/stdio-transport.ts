@@ -1,14 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { StringDecoder } from 'node:string_decoder'
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import { reapTree, runMarker } from '@dshkit/process'
+import { type LaunchFailure, type RunningProcess, startProcess } from '@dshkit/process'
 import { LineSplitter, responseIdOf } from './lines.js'
 import { oversizeResponse, oversizeWarning } from './oversize.js'
 
 const STDERR_LINES = 20
 const GRACE_MS = 2_000
+// A server runs as long as the connection: no deadline, no resource limits, nothing of its output kept but what is read here.
+const DEFAULTS = {
+  maxOutputBytes: 0,
+  graceMs: GRACE_MS,
+  limits: { processes: false, memoryBytes: false, cpuSeconds: false, fileSizeBytes: false, openFiles: false },
+} as const
 
 export interface StdioOptions {
   command: string
@@ -20,8 +26,8 @@ export interface StdioOptions {
 }
 
 /**
- * The SDK's stdio framing over a server started in its own process group, with an environment marker, so
- * `close()` ends the server and everything it started (`setsid` children too) through @dshkit/process's reapTree.
+ * The SDK's stdio framing over a server started by @dshkit/process (its own process group, an environment
+ * marker), so `close()` ends the server and everything it started, `setsid` children too.
  */
 export class StdioTransport implements Transport {
   onclose?: () => void
@@ -30,7 +36,7 @@ export class StdioTransport implements Transport {
   /** How the process ended, once it has: for the error in-flight calls get. */
   exit: string | undefined
   readonly stderrTail: string[] = []
-  private child: ChildProcess | undefined
+  private child: RunningProcess | undefined
   private readonly lines = new LineSplitter(
     (line) => this.parse(line),
     (bytes, ends) => {
@@ -40,9 +46,7 @@ export class StdioTransport implements Transport {
       if (id !== undefined) this.onmessage?.(oversizeResponse(id, bytes))
     },
   )
-  private readonly marker = runMarker('DSHKIT_MCP_SERVER')
   private closed = false
-  private reaped: Promise<void> | undefined
 
   constructor(private readonly options: StdioOptions) {}
 
@@ -52,34 +56,33 @@ export class StdioTransport implements Transport {
 
   start(): Promise<void> {
     const { command, args, env, cwd } = this.options
-    return new Promise((resolve, reject) => {
-      const child = spawn(command, args, {
-        // The SDK's minimal inherited environment (PATH, HOME, USER, …), not all of ours: servers get no stray secrets.
-        env: { ...getDefaultEnvironment(), ...env, [this.marker]: '1' },
-        cwd,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true,
-      })
-      this.child = child
-      child.once('error', (error) => {
-        this.exit = spawnProblem(error, command)
-        reject(new Error(this.exit))
-        this.finish()
-      })
-      child.once('spawn', () => resolve())
-      child.once('exit', (code, signal) => {
-        this.exit = signal ? `was killed by ${signal}` : `exited with code ${code}`
-      })
-      child.once('close', () => this.finish())
-      child.stdout!.on('data', (chunk: Buffer) => this.read(chunk))
-      child.stdin!.on('error', (error) => this.onerror?.(error))
-      let partial = ''
-      child.stderr!.setEncoding('utf8').on('data', (text: string) => {
-        const lines = (partial + text).split('\n')
+    const stderr = new StringDecoder('utf8')
+    let partial = ''
+    const child = startProcess({
+      spec: {},
+      cwd: cwd ?? process.cwd(),
+      sandboxed: false,
+      defaults: DEFAULTS,
+      // The SDK's minimal inherited environment (PATH, HOME, USER, …), not all of ours: servers get no stray secrets.
+      launch: () => ({ file: command, args, env: { ...getDefaultEnvironment(), ...env } }),
+      markerPrefix: 'DSHKIT_MCP_SERVER',
+      openStdin: true,
+      onBytes: (chunk, stream) => {
+        if (stream === 'stdout') return this.lines.push(chunk)
+        const lines = (partial + stderr.write(chunk)).split('\n')
         partial = lines.pop()!.slice(-4096)
         for (const line of lines) this.noteStderr(line)
-      })
+      },
+      explain: (failure) => spawnProblem(failure, command),
     })
+    this.child = child
+    child.stdin?.on('error', (error) => this.onerror?.(error))
+    void child.done.then((result) => {
+      this.exit = result.error ?? (result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`)
+      this.finish()
+    })
+    if (child.pid !== undefined) return Promise.resolve()
+    return child.done.then((result) => Promise.reject(new Error(result.error ?? this.exit)))
   }
 
   private noteStderr(line: string) {
@@ -87,10 +90,6 @@ export class StdioTransport implements Transport {
     this.stderrTail.push(line.slice(0, 500))
     if (this.stderrTail.length > STDERR_LINES) this.stderrTail.shift()
     this.options.onStderr?.(line)
-  }
-
-  private read(chunk: Buffer) {
-    this.lines.push(chunk)
   }
 
   private parse(line: string) {
@@ -122,10 +121,8 @@ export class StdioTransport implements Transport {
   /** Ends the server's whole process tree; resolves once it is gone. */
   close(): Promise<void> {
     this.closed = true
-    const pid = this.child?.pid
     this.child?.stdin?.end()
-    if (pid !== undefined) this.reaped ??= reapTree(pid, this.marker, GRACE_MS)
-    return (this.reaped ?? Promise.resolve()).then(() => this.finish())
+    return (this.child?.kill() ?? Promise.resolve()).then(() => this.finish())
   }
 
   private finish() {
@@ -137,8 +134,9 @@ export class StdioTransport implements Transport {
   }
 }
 
-function spawnProblem(error: NodeJS.ErrnoException, command: string): string {
-  if (error.code === 'ENOENT') return `could not start ${JSON.stringify(command)}: no such program or working directory (check command, PATH and cwd)`
-  if (error.code === 'EACCES') return `could not start ${JSON.stringify(command)}: permission denied`
-  return `could not start ${JSON.stringify(command)}: ${error.message}`
+function spawnProblem(failure: LaunchFailure, command: string): string {
+  const { code } = failure
+  if (code === 'ENOENT') return `could not start ${JSON.stringify(command)}: no such program or working directory (check command, PATH and cwd)`
+  if (code === 'EACCES') return `could not start ${JSON.stringify(command)}: permission denied`
+  return `could not start ${JSON.stringify(command)}: ${failure.error instanceof Error ? failure.error.message : failure.message}`
 }
