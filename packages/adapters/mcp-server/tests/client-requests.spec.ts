@@ -111,7 +111,7 @@ test("cancelling the call while the client is still sampling cancels the client'
   let clientSignal: AbortSignal | undefined
   // The first request answers at once: the SDK client ignores a cancellation of request id 0 (`if (!requestId)`).
   c.setRequestHandler(CreateMessageRequestSchema, (request, extra) => {
-    if (request.params.messages[0].content.type === 'text' && request.params.messages[0].content.text === 'quick')
+    if ((request.params.messages[0].content as { text?: string }).text === 'quick')
       return { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' }
     clientSignal = extra.signal
     return new Promise(() => {})

@@ -1,4 +1,4 @@
-import { errorMessage, snapshotJson } from '@dshkit/common'
+import { errorMessage, fuseSignals, snapshotJson } from '@dshkit/common'
 import type { ElicitRequest, ElicitResult, SampleRequest, SampleResult, ToolExecution } from './types.js'
 
 /** A request a body sends to whoever made the call (an MCP client): `tools/sample` or `tools/elicit`. */
@@ -19,6 +19,8 @@ const WHAT: Record<ClientRequestKind, string> = { sample: 'sampling', elicit: 'e
  */
 export function clientRequester(exec: ToolExecution, signal: AbortSignal, sink: ClientRequestSink) {
   let settled: AbortController | undefined
+  // One fused signal per run, made on the first request; aborting `settled` on close also releases its listener on the call's signal.
+  let both: AbortSignal | undefined
   const ask = async (kind: ClientRequestKind, request: unknown, check: (r: any) => string | undefined, answer: (r: any) => string | undefined) => {
     const what = WHAT[kind]
     const fail = (message: string) => new Error(`${exec.name}: ${what} ${message}`)
@@ -33,13 +35,15 @@ export function clientRequester(exec: ToolExecution, signal: AbortSignal, sink: 
     const bytes = Buffer.byteLength(JSON.stringify(snapshot))
     if (bytes > MAX_CLIENT_REQUEST_BYTES) throw fail(`request refused: ${bytes} bytes of JSON, more than ${MAX_CLIENT_REQUEST_BYTES}; send less`)
     signal.throwIfAborted()
-    settled ??= new AbortController()
-    const both = AbortSignal.any([signal, settled.signal])
+    if (!both) {
+      settled = new AbortController()
+      both = fuseSignals(signal, settled.signal).signal
+    }
     let result: unknown
     try {
       result = await untilAborted(sink(kind, exec, snapshot, both), both)
     } catch (error) {
-      if (both.aborted) throw signal.aborted ? signal.reason : fail('request dropped: the tool body had already settled')
+      if (both?.aborted) throw signal.aborted ? signal.reason : fail('request dropped: the tool body had already settled')
       throw fail(errorMessage(error).startsWith(`${what} `) ? errorMessage(error).slice(what.length + 1) : `request failed: ${errorMessage(error)}`)
     }
     if (result === undefined || result === null) throw fail('is not available: nothing serves it for this call (it did not come from an MCP client)')
@@ -85,7 +89,8 @@ function checkElicit(r: unknown): string | undefined {
 }
 
 function checkSampleResult(r: unknown): string | undefined {
-  if (!isObject(r) || (r.role !== 'user' && r.role !== 'assistant') || (!isObject(r.content) && !Array.isArray(r.content))) return 'it must be { role, content, model }'
+  if (!isObject(r) || (r.role !== 'user' && r.role !== 'assistant') || (!isObject(r.content) && !Array.isArray(r.content)))
+    return 'it must be { role, content, model }'
   return undefined
 }
 

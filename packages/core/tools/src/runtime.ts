@@ -112,7 +112,9 @@ export class ToolRuntime extends Service {
       // With the service as `this`, cordis applies its scope (isolation) to the listeners, as for its other events.
       progress: (exec, report) => ctx.emit(this, 'tools/progress', exec, report),
       clientRequest: (kind, exec, request, signal) =>
-        kind === 'sample' ? ctx.serial(this, 'tools/sample', exec, request as SampleRequest, signal) : ctx.serial(this, 'tools/elicit', exec, request as ElicitRequest, signal),
+        kind === 'sample'
+          ? ctx.serial(this, 'tools/sample', exec, request as SampleRequest, signal)
+          : ctx.serial(this, 'tools/elicit', exec, request as ElicitRequest, signal),
       trace: config.trace,
     })
     // An own closure, so the hot path never reads `this` through cordis's service proxy.

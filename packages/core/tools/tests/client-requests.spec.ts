@@ -5,11 +5,21 @@ import { call, deferred, plug, setup, tool } from './helpers.js'
 const sample: SampleRequest = { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 }
 const form: ElicitRequest = { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }
 
+const valueOf = (result: unknown) => (result as { value?: unknown }).value
+
 /** The tools service with a `probe` tool whose body runs `body(run)` and returns what it resolves with (or the error's message). */
 async function probe(body: (run: ToolRunContext) => Promise<unknown>) {
   const { ctx } = await setup()
   await plug(ctx, 'p', (ctx) =>
-    ctx.tools.register(tool({ execute: (_a, run) => body(run).then((v) => ({ ok: v }) as never, (e: Error) => ({ error: e.message }) as never) })),
+    ctx.tools.register(
+      tool({
+        execute: (_a, run) =>
+          body(run).then(
+            (v) => ({ ok: v }) as never,
+            (e: Error) => ({ error: e.message }) as never,
+          ),
+      }),
+    ),
   )
   return ctx
 }
@@ -22,11 +32,24 @@ test('run.sample() and run.elicit() reach their listeners with the call, and res
     ctx.on('tools/elicit', async () => undefined)
   })
   await plug(ctx, 'mine', (ctx) => {
-    ctx.on('tools/sample', async (exec: ToolExecution, request) => (seen.push(`${exec.callId} ${request.maxTokens}`), { role: 'assistant', content: { type: 'text', text: 'yo' }, model: 'm' }))
+    ctx.on(
+      'tools/sample',
+      async (exec: ToolExecution, request) => (
+        seen.push(`${exec.callId} ${request.maxTokens}`), { role: 'assistant', content: { type: 'text', text: 'yo' }, model: 'm' }
+      ),
+    )
     ctx.on('tools/elicit', async (_exec, request) => ({ action: 'accept', content: { name: request.message } }))
   })
   const result = await ctx.tools.execute(call('probe', {}))
-  expect(result).toMatchObject({ isError: false, value: { ok: [{ role: 'assistant', model: 'm' }, { action: 'accept', content: { name: 'Name?' } }] } })
+  expect(result).toMatchObject({
+    isError: false,
+    value: {
+      ok: [
+        { role: 'assistant', model: 'm' },
+        { action: 'accept', content: { name: 'Name?' } },
+      ],
+    },
+  })
   expect(seen).toEqual(['not-mine', 'c1 10'])
 })
 
@@ -37,7 +60,7 @@ test('with nobody serving the call, both reject naming the tool and what is miss
     await run.elicit(form).catch((e: Error) => errors.push(e.message))
     return errors
   })
-  expect((await ctx.tools.execute(call('probe', {}))).value).toEqual({
+  expect(valueOf(await ctx.tools.execute(call('probe', {})))).toEqual({
     ok: [
       'probe: sampling is not available: nothing serves it for this call (it did not come from an MCP client)',
       'probe: elicitation is not available: nothing serves it for this call (it did not come from an MCP client)',
@@ -52,7 +75,7 @@ test("a listener's refusal is the body's rejection, with the tool's name in fron
       throw new Error('sampling is not available: the client did not declare the sampling capability')
     })
   })
-  expect((await ctx.tools.execute(call('probe', {}))).value).toEqual({
+  expect(valueOf(await ctx.tools.execute(call('probe', {})))).toEqual({
     error: 'probe: sampling is not available: the client did not declare the sampling capability',
   })
 })
@@ -75,7 +98,7 @@ test('bad and oversized requests are refused before any listener sees them', asy
       ctx.on('tools/sample', async (_e, r) => void heard.push(r))
       ctx.on('tools/elicit', async (_e, r) => void heard.push(r))
     })
-    const { value } = (await ctx.tools.execute(call('probe', {}))) as { value: { error: string } }
+    const value = valueOf(await ctx.tools.execute(call('probe', {}))) as { error: string }
     expect(value.error, label).toMatch(expected)
   }
   expect(heard).toEqual([])
@@ -86,7 +109,15 @@ test("the call's abort rejects a request in flight and aborts the listener's sig
   const { ctx } = await setup()
   let rejection: unknown
   await plug(ctx, 'p', (ctx) =>
-    ctx.tools.register(tool({ execute: (_a, run) => run.elicit(form).catch((e) => ((rejection = e), 'caught')) })),
+    ctx.tools.register(
+      tool({
+        execute: (_a, run) =>
+          run.elicit(form).then(
+            () => 'answered',
+            (e) => ((rejection = e), 'caught'),
+          ),
+      }),
+    ),
   )
   await plug(ctx, 'slow', (ctx) => void ctx.on('tools/elicit', (_e, _r, signal) => (waiting.resolve(signal), new Promise(() => {}))))
   const controller = new AbortController()
