@@ -10,6 +10,7 @@ import { callScope, LogGate, type LogLine, type LogSink } from './log.js'
 import { toCallToolResult } from './result.js'
 import { listTools } from './tool-list.js'
 import { progressForwarder, progressRoute } from './progress.js'
+import { elicitingServer, samplingServer } from './client-requests.js'
 
 export interface Loop {
   executeToolCalls(
@@ -90,6 +91,8 @@ export class McpConnection implements LogSink {
     })
     // One listener per connection: it forwards only its own calls' reports (see progress.ts).
     this.disposers.push(ctx.on('tools/progress', progressForwarder(server, this.calls)))
+    // Likewise a body's run.sample() / run.elicit() of this client's calls (see client-requests.ts).
+    this.disposers.push(ctx.on('tools/sample', samplingServer(server, this.calls)), ctx.on('tools/elicit', elicitingServer(server, this.calls)))
     server.oninitialized = () => {
       this.initialized = true
       const approval = ctx.get('approval') as Approval | undefined

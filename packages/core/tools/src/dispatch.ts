@@ -3,6 +3,7 @@ import { checkContent, checkContexts, checkResult, decided, describe, renderValu
 import { isAbortSignal, type RegisteredTool } from './prepare.js'
 import { runWaterfall } from './waterfall.js'
 import { progressReporter } from './progress.js'
+import { clientRequester } from './client-requests.js'
 import type { Trace, TraceDecision, TraceEntry } from './trace.js'
 import type { ContextMessage, ToolExecution, ToolExecutionResult, ToolRunContext } from './types.js'
 import { type PipelineState, listeners, reportTo, pipelineError } from './phase.js'
@@ -88,6 +89,7 @@ async function runBody({ state, exec, signal, entry, args, trace }: BodyRun): Pr
   const contexts: ContextMessage[] = []
   let concludesTurn = false
   const progress = progressReporter(exec, state.progress, state.logger)
+  const client = clientRequester(exec, signal, state.clientRequest)
   const run: ToolRunContext = {
     ...exec,
     signal,
@@ -98,6 +100,8 @@ async function runBody({ state, exec, signal, entry, args, trace }: BodyRun): Pr
       concludesTurn = true
     },
     progress: progress.report,
+    sample: client.sample,
+    elicit: client.elicit,
   }
   let value: unknown
   let result: ToolExecutionResult
@@ -113,6 +117,7 @@ async function runBody({ state, exec, signal, entry, args, trace }: BodyRun): Pr
     }
   }
   progress.close()
+  client.close()
   if (turn >= 0) closeBody(trace!.trace, turn, result)
   return result
 }

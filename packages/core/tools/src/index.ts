@@ -11,6 +11,7 @@ export { toolFailure, renderValue, isToolErrorCode } from './results.js'
 export { blockText, contentAsText, describeBlock, joinText, replaceText } from './content.js'
 export type { TraceDecision, TraceEntry, TracePhase } from './trace.js'
 export type { ExplainDecision, Explanation } from './explain.js'
+export { MAX_CLIENT_REQUEST_BYTES } from './client-requests.js'
 export { Config, ToolRuntime, type ConfigInput }
 
 export const name = 'tools'

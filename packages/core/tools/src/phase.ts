@@ -5,6 +5,7 @@ import type { RegisteredTool } from './prepare.js'
 import { hookSource, isListenerError } from './waterfall.js'
 import type { ListenerLists, ToolEvent } from './listeners.js'
 import type { ProgressSink } from './progress.js'
+import type { ClientRequestSink } from './client-requests.js'
 import type { ApprovalService, ToolExecution, ToolFailure, ToolGuard } from './types.js'
 
 // What every phase of the pipeline shares: its state, the listeners in scope, and the failures it makes.
@@ -32,6 +33,8 @@ export interface PipelineState {
   logger: Logger
   /** Emits `tools/progress` in this runtime's scope. */
   progress: ProgressSink
+  /** Dispatches `tools/sample` / `tools/elicit` (serial) in this runtime's scope. */
+  clientRequest: ClientRequestSink
   /** `meta.trace` on every result (config `trace`); off, no call allocates or measures anything for it. */
   trace: boolean
 }

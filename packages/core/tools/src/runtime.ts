@@ -25,6 +25,10 @@ import type {
   ToolGuard,
   ToolProgress,
   ToolSchema,
+  SampleRequest,
+  SampleResult,
+  ElicitRequest,
+  ElicitResult,
 } from './types.js'
 
 declare module 'cordis' {
@@ -47,6 +51,13 @@ declare module 'cordis' {
     'tools/result'(exec: ToolExecution, result: Readonly<ToolExecutionResult>): void
     /** A running body's `run.progress()` report (checked, frozen); observe only: a listener's throw is logged, never the tool's. */
     'tools/progress'(exec: ToolExecution, report: ToolProgress): void
+    /**
+     * A running body's `run.sample()` (checked JSON): the listener that owns the call (mcp-server, for its client's
+     * calls) resolves with the client's answer or rejects saying what is missing; others return undefined. Serial.
+     */
+    'tools/sample'(exec: ToolExecution, request: SampleRequest, signal: AbortSignal): Promise<SampleResult | undefined> | undefined
+    /** A running body's `run.elicit()`, served like `tools/sample`. */
+    'tools/elicit'(exec: ToolExecution, request: ElicitRequest, signal: AbortSignal): Promise<ElicitResult | undefined> | undefined
   }
 }
 
@@ -100,6 +111,10 @@ export class ToolRuntime extends Service {
       logger: ctx.logger('tools'),
       // With the service as `this`, cordis applies its scope (isolation) to the listeners, as for its other events.
       progress: (exec, report) => ctx.emit(this, 'tools/progress', exec, report),
+      clientRequest: (kind, exec, request, signal) =>
+        kind === 'sample'
+          ? ctx.serial(this, 'tools/sample', exec, request as SampleRequest, signal)
+          : ctx.serial(this, 'tools/elicit', exec, request as ElicitRequest, signal),
       trace: config.trace,
     })
     // An own closure, so the hot path never reads `this` through cordis's service proxy.

@@ -141,6 +141,46 @@ export interface ToolRunContext extends ToolExecution {
    * non-finite number or a non-string message is ignored with one logged warning.
    */
   progress(progress: number, total?: number, message?: string): void
+  /**
+   * Asks whoever made this call to run its model on `request` (MCP `sampling/createMessage`), through the
+   * `tools/sample` event. Rejects with `<tool>: sampling …` when the request is bad (over 1 MiB of JSON too),
+   * nobody serves it (not an MCP call, or the client did not declare `sampling`), or the call is aborted.
+   */
+  sample(request: SampleRequest): Promise<SampleResult>
+  /** Asks the user of whoever made this call to fill in a form (MCP `elicitation/create`), through `tools/elicit`; rejects like `sample`. */
+  elicit(request: ElicitRequest): Promise<ElicitResult>
+}
+
+/** A body's sampling request, MCP's `sampling/createMessage` params (other MCP fields pass through as given). */
+export interface SampleRequest {
+  messages: { role: 'user' | 'assistant'; content: JsonValue }[]
+  maxTokens: number
+  systemPrompt?: string
+  temperature?: number
+  stopSequences?: string[]
+  [key: string]: JsonValue | undefined
+}
+
+/** The client's answer to a sampling request (frozen). */
+export interface SampleResult {
+  readonly role: 'user' | 'assistant'
+  readonly content: JsonValue
+  readonly model: string
+  readonly stopReason?: string
+  readonly [key: string]: unknown
+}
+
+/** A body's form question, MCP's `elicitation/create` params in form mode. */
+export interface ElicitRequest {
+  message: string
+  requestedSchema: { type: 'object'; properties: Record<string, JsonValue>; required?: string[] }
+}
+
+/** The user's answer (frozen); `content` only with `accept`. */
+export interface ElicitResult {
+  readonly action: 'accept' | 'decline' | 'cancel'
+  readonly content?: Readonly<Record<string, string | number | boolean | string[]>>
+  readonly [key: string]: unknown
 }
 
 /** One progress report of a running body (`run.progress()`), frozen. */
