@@ -7,7 +7,7 @@ export { AgentLoop, type BatchOutcome, type ExecuteToolCallsOptions } from './lo
 export { Config, type ConfigInput } from './config.js'
 export type { LifecycleAnswer, LifecycleEvent, LifecycleOutcome } from './lifecycle.js'
 export { FrameworkApprovals } from './framework-approvals.js'
-export { DshkitToolError, frameworkSchemas, modelContent, requireLoop, textAndImages } from './frameworks.js'
+export { DshkitToolError, frameworkSchemas, modelContent, requireLoop, textAndImages, type LoopCalls } from './frameworks.js'
 export { StepBatcher, type BatchedResult, type RunBatch, type SubmitOptions } from './step-batcher.js'
 export { isConcurrencySafe, type PlannedCall, type ToolCall } from './plan.js'
 
