@@ -2,7 +2,8 @@
 // Packs every publishable package with `pnpm pack`, installs the tarballs into a fresh project
 // outside the workspace, imports each one as ESM, type-checks a file importing them all, and boots
 // dsh-base from the installed tarballs; then builds examples/third-party-preset from its source against
-// the tarballs with skipLibCheck: false and runs a call through it. Exits non-zero with one line per problem.
+// the tarballs with skipLibCheck: false and runs a call through it. Beside that, in parallel, the install a user
+// does (check-user-install.mjs: `pnpm add` and `npm install` of one adapter + dsh-base). Exits non-zero with one line per problem.
 //
 //   node scripts/check-pack.mjs [--keep]     (needs `pnpm build` first)
 import { execFile } from 'node:child_process'
@@ -12,11 +13,14 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { checkUserInstalls } from './check-user-install.mjs'
 
 const run = promisify(execFile)
 const repo = dirname(dirname(fileURLToPath(import.meta.url)))
 const keep = process.argv.includes('--keep')
-const log = (message) => process.stderr.write(`check-pack: ${message}\n`)
+const started = performance.now()
+// Each line says when it happened: the check runs in the suite, and its time is kept in bounds.
+const log = (message) => process.stderr.write(`check-pack: ${message} (${((performance.now() - started) / 1000).toFixed(1)} s)\n`)
 
 class CheckError extends Error {}
 
@@ -92,7 +96,7 @@ async function checkManifests(tarballs) {
   }
 }
 
-/** The peers a user installs beside a tarball (the adapters' frameworks): npm's --legacy-peer-deps retry would leave them out. */
+/** The peers a user installs beside a tarball (the adapters' frameworks), named as a user names them. */
 async function userPeers(tarballs) {
   const peers = new Map()
   for (const tarball of tarballs) {
@@ -230,6 +234,66 @@ process.exit(problems.length ? 1 : 0)
   log(smoke.stdout.trim())
 }
 
+/** Every tarball in one project: npm install, ESM import of each, a type-check of all, the example preset, the bins. */
+async function checkEverything({ packages, files, project, typesNode, tsc }) {
+  log(`installing them into a fresh project at ${project}`)
+  const peers = await userPeers(files)
+  // As docs/using-dshkit.md has npm users do: cordis' optional peer @cordisjs/plugin-loader@^1.0.0-rc.7 is in no registry,
+  // the override gives it the 1.0.0-rc.0 dsh-base depends on, so npm installs with strict peer resolution, first time.
+  const manifest = { name: 'pack-check-project', version: '1.0.0', private: true, type: 'module', overrides: { '@cordisjs/plugin-loader': '1.0.0-rc.0' } }
+  await writeFile(join(project, 'package.json'), JSON.stringify(manifest, null, 2))
+  await sh(
+    'npm install of the tarballs (strict peers)',
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--loglevel=error', ...files, ...peers, `@types/node@${typesNode}`],
+    {
+      cwd: project,
+    },
+  )
+
+  log('importing every package as ESM and booting dsh-base')
+  await writeFile(join(project, 'check.mjs'), esmCheck(packages))
+  const esm = await sh('the ESM import check', process.execPath, ['check.mjs'], { cwd: project }).catch((error) => {
+    throw new CheckError(error.message)
+  })
+  log(esm.stdout.trim())
+
+  log('type-checking a file that imports every package')
+  await writeFile(join(project, 'check.ts'), typeCheck(packages))
+  await writeFile(
+    join(project, 'tsconfig.json'),
+    JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'bundler',
+          strict: true,
+          noEmit: true,
+          // DOM: the MCP SDK's typings (through @dshkit/mcp-client / mcp-server) name fetch types such as HeadersInit.
+          skipLibCheck: false,
+          types: ['node'],
+          lib: ['ES2023', 'DOM'],
+        },
+        files: ['check.ts'],
+      },
+      null,
+      2,
+    ),
+  )
+  await sh('tsc --noEmit on check.ts', process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project })
+
+  await buildExample(project)
+
+  for (const { manifest } of packages) {
+    for (const [command] of Object.entries(manifest.bin ?? {})) {
+      const bin = join(project, 'node_modules', '.bin', command)
+      if (!existsSync(bin)) throw new CheckError(`${manifest.name}: its bin "${command}" was not installed`)
+      await sh(`${command} --help from the installed tarball`, bin, ['--help'], { cwd: project })
+    }
+  }
+}
+
 async function main() {
   const packages = await publishable()
   if (!packages.length) throw new CheckError('found no publishable packages')
@@ -246,75 +310,18 @@ async function main() {
     const files = await pack(packages, tarballs)
     await checkManifests(files)
 
-    log(`installing them into a fresh project at ${project}`)
-    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'pack-check-project', version: '1.0.0', private: true, type: 'module' }, null, 2))
     const rootManifest = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'))
     const typesNode = rootManifest.devDependencies?.['@types/node'] ?? '^20'
-    const peers = await userPeers(files)
-    const npm = (args) =>
-      sh(
-        'npm install of the tarballs',
-        'npm',
-        ['install', '--no-audit', '--no-fund', '--loglevel=error', ...args, ...files, ...peers, `@types/node@${typesNode}`],
-        {
-          cwd: project,
-        },
-      )
-    try {
-      await npm([])
-    } catch (error) {
-      const lines = error.message.split('\n')
-      const why = lines.find((line) => /notarget No matching|ERESOLVE/.test(line)) ?? lines.find((line) => /npm error/.test(line)) ?? lines[0]
-      log(`npm could not install with strict peer resolution (${why.replace(/^npm error /, '').trim()}); retrying with --legacy-peer-deps`)
-      await npm(['--legacy-peer-deps', 'cordis@4.0.0-rc.10']).catch((retry) => {
-        throw new CheckError(`${error.message}\n(retry with --legacy-peer-deps: ${retry.message})`)
-      })
-    }
-
-    log('importing every package as ESM and booting dsh-base')
-    await writeFile(join(project, 'check.mjs'), esmCheck(packages))
-    const esm = await sh('the ESM import check', process.execPath, ['check.mjs'], { cwd: project }).catch((error) => {
-      throw new CheckError(error.message)
-    })
-    log(esm.stdout.trim())
-
-    log('type-checking a file that imports every package')
-    await writeFile(join(project, 'check.ts'), typeCheck(packages))
-    await writeFile(
-      join(project, 'tsconfig.json'),
-      JSON.stringify(
-        {
-          compilerOptions: {
-            target: 'ES2022',
-            module: 'ESNext',
-            moduleResolution: 'bundler',
-            strict: true,
-            noEmit: true,
-            // DOM: the MCP SDK's typings (through @dshkit/mcp-client / mcp-server) name fetch types such as HeadersInit.
-            skipLibCheck: false,
-            types: ['node'],
-            lib: ['ES2023', 'DOM'],
-          },
-          files: ['check.ts'],
-        },
-        null,
-        2,
-      ),
-    )
     const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc')
-    await sh('tsc --noEmit on check.ts', process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project })
-
-    await buildExample(project)
-
-    for (const { manifest } of packages) {
-      for (const [command] of Object.entries(manifest.bin ?? {})) {
-        const bin = join(project, 'node_modules', '.bin', command)
-        if (!existsSync(bin)) throw new CheckError(`${manifest.name}: its bin "${command}" was not installed`)
-        await sh(`${command} --help from the installed tarball`, bin, ['--help'], { cwd: project })
-      }
-    }
+    // The two are independent and mostly wait on the registry and the disk: run them side by side.
+    await Promise.all([
+      checkEverything({ packages, files, project, typesNode, tsc }),
+      checkUserInstalls({ sh, log, fail: (message) => new CheckError(message), root, files, typesNode, tsc }),
+    ])
     ok = true
-    log(`ok: ${packages.length} tarballs install outside the workspace, import as ESM and type-check`)
+    log(
+      `ok: ${packages.length} tarballs install outside the workspace, import as ESM and type-check; a user's pnpm add and npm install of one adapter + dsh-base run a call`,
+    )
   } finally {
     if (keep || !ok) log(`kept ${root} for inspection`)
     else await rm(root, { recursive: true, force: true })

@@ -33,8 +33,10 @@ import { failureOf, fibersUnder, PluginStartError, settleFibers } from './fibers
 import { conflictOfDefault, nameLaterConflicts } from './seams.js'
 
 // The services dsh-base provides come with their typings: importing only dsh-base types ctx.loop, ctx.fs, ctx.spill, ...
-export type { ToolRuntime } from '@dshkit/tools'
-export type { SessionService } from '@dshkit/session'
+// Every type dsh-base's own typings name, re-exported: a preset that infers its types from dsh-base's (declaration: true) can
+// name them through @dshkit/dsh-base alone, instead of TS2742 under pnpm's strict node_modules.
+export type { DefinedPlugin, ToolRuntime } from '@dshkit/tools'
+export type { SessionService, SessionStore } from '@dshkit/session'
 export type { AgentLoop } from '@dshkit/agent-loop'
 export type { FsService } from '@dshkit/fs'
 export type { CheckpointService } from '@dshkit/fs-checkpoint'

@@ -24,6 +24,8 @@ export class FrameworkApprovals {
   // The order the framework checked calls in: the model's order, even when it then starts them in another.
   private readonly checkOrder = new Map<string, string>()
   private checks = 0
+  // ctx.tools.explain taken once (a read through the service proxy builds one per call), again after a service change.
+  private explain: ((call: { callId: string; name: string; arguments: unknown }) => ReturnType<Context['tools']['explain']>) | undefined
 
   /** One per context, so adapters made again and again add one responder, not one each. */
   static for(ctx: Context): FrameworkApprovals {
@@ -39,6 +41,7 @@ export class FrameworkApprovals {
         "approval: 'framework' needs the approval service with responders (@dshkit/user-approval, part of dsh-base); plug it first, or pass approval: 'dshkit'",
       )
     }
+    ctx.on('internal/service', () => void (this.explain = undefined))
     approval.respond((ask) => {
       const shown = this.approved.get(ask.callId)
       if (shown === undefined || shown !== JSON.stringify(ask.arguments)) return undefined
@@ -72,7 +75,8 @@ export class FrameworkApprovals {
   }
 
   private async judge(name: string, callId: string, input: unknown): Promise<boolean> {
-    const { decision } = await this.ctx.tools.explain({ callId, name, arguments: input })
+    this.explain ??= this.ctx.tools.explain.bind(this.ctx.tools)
+    const { decision } = await this.explain({ callId, name, arguments: input })
     if (decision.kind !== 'ask') return false
     remember(this.asked, callId, JSON.stringify(input))
     return true

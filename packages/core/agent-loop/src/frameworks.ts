@@ -11,12 +11,31 @@ import {
 } from '@dshkit/tools'
 import type { AgentLoop } from './loop.js'
 
-/** For adapters: the loop, looked up per batch (a restarted loop service is the one used); throws when it is missing. */
-export function requireLoop(ctx: Context, caller: string): () => AgentLoop {
+/** What the adapters call on the loop. */
+export type LoopCalls = Pick<AgentLoop, 'executeToolCalls'>
+
+// Per context, the loop's executeToolCalls taken once: every `ctx.get` (and every method read on the service) builds a
+// cordis proxy, which a no-op call through an adapter paid twice. Forgotten whenever a service comes or goes.
+const held = new WeakMap<Context, { loop: LoopCalls | undefined }>()
+
+/** For adapters: the loop (a restarted loop service is the one used); throws when it is missing. */
+export function requireLoop(ctx: Context, caller: string): () => LoopCalls {
   if (!ctx.get('loop') || !ctx.get('tools')) {
     throw new Error(`${caller}(ctx) needs ctx.tools and ctx.loop (@dshkit/agent-loop; dsh-base has both): await ctx.plugin(DshBase) first`)
   }
-  return () => ctx.get('loop')!
+  let hold = held.get(ctx)
+  if (!hold) {
+    const fresh: { loop: LoopCalls | undefined } = { loop: undefined }
+    ctx.on('internal/service', () => void (fresh.loop = undefined))
+    held.set(ctx, (hold = fresh))
+  }
+  const cache = hold
+  return () => (cache.loop ??= takeLoop(ctx.get('loop')!))
+}
+
+function takeLoop(loop: AgentLoop): LoopCalls {
+  const executeToolCalls = loop.executeToolCalls.bind(loop)
+  return { executeToolCalls }
 }
 
 /** The schemas of the tools registered now, or of `only` (an unknown name throws, naming it). */

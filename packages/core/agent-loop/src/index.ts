@@ -8,7 +8,7 @@ export { Config, type ConfigInput } from './config.js'
 export type { LifecycleAnswer, LifecycleEvent, LifecycleOutcome } from './lifecycle.js'
 export type { TurnInput, TurnOutcome, TurnRound } from './turn.js'
 export { FrameworkApprovals } from './framework-approvals.js'
-export { DshkitToolError, frameworkSchemas, modelContent, requireLoop, textAndImages } from './frameworks.js'
+export { DshkitToolError, frameworkSchemas, modelContent, requireLoop, textAndImages, type LoopCalls } from './frameworks.js'
 export { StepBatcher, type BatchedResult, type RunBatch, type SubmitOptions } from './step-batcher.js'
 export { isConcurrencySafe, type PlannedCall, type ToolCall } from './plan.js'
 

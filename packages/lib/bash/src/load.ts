@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import { Language, Parser } from 'web-tree-sitter'
 
 const require = createRequire(import.meta.url)
@@ -13,14 +15,14 @@ export function loadCommandParser(): Promise<void> {
   loading ??= (async () => {
     try {
       await Parser.init()
-      const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'))
+      const language = await Language.load(grammarPath())
       const parser = new Parser()
       parser.setLanguage(language)
       return (loaded = parser)
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error)
       throw new Error(
-        `cannot load the bash grammar (web-tree-sitter + tree-sitter-bash) that command rules need: ${why}; reinstall @dshkit/bash's dependencies`,
+        `cannot load the bash grammar (web-tree-sitter + tree-sitter-bash) that command rules need: ${why}; reinstall @dshkit/bash (its lib/ ships tree-sitter-bash.wasm)`,
       )
     }
   })()
@@ -34,4 +36,10 @@ export function loadCommandParser(): Promise<void> {
 /** @internal The loaded parser, or undefined before `loadCommandParser()` has resolved (kept out of the typings: web-tree-sitter's need emscripten's globals). */
 export function loadedParser(): Parser | undefined {
   return loaded
+}
+
+/** The grammar copied into lib/ at build (installing needs no build script); run from src/ in this repo, the dev dependency's. */
+function grammarPath(): string {
+  const shipped = fileURLToPath(new URL('./tree-sitter-bash.wasm', import.meta.url))
+  return existsSync(shipped) ? shipped : require.resolve('tree-sitter-bash/tree-sitter-bash.wasm')
 }
