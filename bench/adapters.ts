@@ -1,7 +1,7 @@
 // What does running a tool through a dshkit adapter cost, next to the framework running the same no-op tool itself
 // plus dshkit's own pipeline? Per framework, one model step with one no-op call (each framework's own test model,
 // no network), interleaved in one run with the pipeline call (`ctx.tools.execute`) and the loop call the adapters make.
-import { Agent, run, tool as agentTool, Usage, type Model, type ModelResponse } from '@openai/agents'
+import { Agent, run, setTracingDisabled, tool as agentTool, Usage, type Model, type ModelResponse } from '@openai/agents'
 import { AIMessage } from '@langchain/core/messages'
 import { tool as langchainTool } from '@langchain/core/tools'
 import { generateText, jsonSchema, stepCountIs, tool as aiTool } from 'ai'
@@ -15,6 +15,8 @@ import { dshkitAgentTools, dshkitToolUseBehavior } from '@dshkit/openai-agents'
 import type {} from '@dshkit/agent-loop'
 import { compare, machine, table } from './support/measure.js'
 
+// The Agents SDK traces every run by default (and warns per run without an API key): not what is measured here.
+setTracingDisabled(true)
 const log = (message: string) => process.stderr.write(`adapters: ${message}\n`)
 const NOOP_SCHEMA = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'], additionalProperties: false } as const
 
@@ -42,7 +44,13 @@ const aiModel = new MockLanguageModelV3({
     warnings: [],
   }),
 })
-const aiBare = { noop: aiTool({ description: 'does nothing', inputSchema: jsonSchema<{ n: number }>(NOOP_SCHEMA), execute: async () => 'ok' }) }
+const aiBare = {
+  noop: aiTool({
+    description: 'does nothing',
+    inputSchema: jsonSchema<{ n: number }>({ ...NOOP_SCHEMA, required: [...NOOP_SCHEMA.required] }),
+    execute: async () => 'ok',
+  }),
+}
 const aiDshkit = dshkitTools(ctx, { only: ['noop'] })
 const aiStep = (tools: typeof aiBare | typeof aiDshkit) => async () => {
   const result = await generateText({ model: aiModel, tools, prompt: 'go', stopWhen: stepCountIs(1) })
@@ -85,12 +93,13 @@ const agentsTurn = (agent: Agent) => async () => {
 const lcBare = langchainTool(async () => 'ok', { name: 'noop', description: 'does nothing', schema: NOOP_SCHEMA as any })
 const [lcDshkit] = dshkitLangChainTools(ctx, { only: ['noop'] })
 const lcInvoke = (t: typeof lcBare) => async () => {
-  const message = await t.invoke({ id: `l${id++}`, name: 'noop', args: { n: 1 }, type: 'tool_call' })
+  const message = (await t.invoke({ id: `l${id++}`, name: 'noop', args: { n: 1 }, type: 'tool_call' })) as unknown as { status?: string; content: unknown }
   if (message.status === 'error') throw new Error(`langchain: ${message.content}`)
 }
 const lcMessage = () => runToolCalls(ctx, new AIMessage({ content: '', tool_calls: [{ id: `m${id++}`, name: 'noop', args: { n: 1 }, type: 'tool_call' }] }))
 
-for (const fn of [aiStep(aiBare), aiStep(aiDshkit), agentsTurn(agentsBare), agentsTurn(agentsDshkit), lcInvoke(lcBare), lcInvoke(lcDshkit as any), lcMessage]) await fn()
+for (const fn of [aiStep(aiBare), aiStep(aiDshkit), agentsTurn(agentsBare), agentsTurn(agentsDshkit), lcInvoke(lcBare), lcInvoke(lcDshkit as any), lcMessage])
+  await fn()
 
 log('measuring')
 const us = await compare(
