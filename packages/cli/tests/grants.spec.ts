@@ -114,6 +114,8 @@ describe('dshkit log shows approvals', () => {
         { type: 'approval/answered', requestId: 'a_3', callId: 'c3', decision: 'deny', by: 'timeout', reason: 'no answer within 5 ms', time: t },
         { type: 'approval/requested', requestId: 'a_4', callId: 'c4', tool: 'shell', argumentsHash: hash, summary: 'shell {"command":"make"}', time: t },
         { type: 'approval/grant-revoked', grantId: 'g_1', tool: 'shell', by: 'page on worker B', time: t },
+        // Whoever can write the grants table names the revoker: escape sequences, a forged line, a megabyte.
+        { type: 'approval/grant-revoked', grantId: 'g_2', tool: 'shell', by: `\u001b[2Jevil\n✔ forged line${'x'.repeat(1 << 20)}`, time: t },
       ]
         .map((e) => JSON.stringify(e))
         .join('\n') + '\n',
@@ -127,5 +129,9 @@ describe('dshkit log shows approvals', () => {
     expect(run.stdout).toContain(`  never answered: approval for shell [c4] asked ${t} (stale: the process ended first; it can no longer be answered)\n`)
     expect(run.stdout).not.toContain('never answered: approval for shell [c3]')
     expect(run.stdout).toContain(`⊘ ${t} grant g_1 (shell) revoked by page on worker B\n`)
+    const hostile = run.stdout.split('\n').find((line) => line.includes('grant g_2'))!
+    expect(hostile.length).toBeLessThan(400)
+    expect(run.stdout).not.toContain('\u001b')
+    expect(run.stdout.split('\n').some((line) => line.startsWith('✔ forged'))).toBe(false)
   })
 })

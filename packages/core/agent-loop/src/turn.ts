@@ -41,6 +41,9 @@ type Fire = (event: LifecycleEvent) => Promise<LifecycleOutcome>
 
 /** Runs `input.run` for one prompt between the UserPromptSubmit and Stop moments (see TurnInput). */
 export async function runTurn<T>(fire: Fire, input: TurnInput<T>): Promise<TurnOutcome<T>> {
+  // Checked before any hook fires: a turn that cannot run must not leave a prompt submitted.
+  if (typeof input?.run !== 'function') throw new TypeError('turn: run must be a function that runs the framework once for a round')
+  if (input.stopOf !== undefined && typeof input.stopOf !== 'function') throw new TypeError('turn: stopOf must be a function or left out')
   const limit = input.maxContinuations ?? 3
   if (!Number.isInteger(limit) || limit < 0) throw new TypeError(`turn: maxContinuations must be a whole number ≥ 0, not ${String(input.maxContinuations)}`)
   const submitted = await fire({ name: 'UserPromptSubmit', prompt: input.prompt, ...(input.promptId !== undefined && { promptId: input.promptId }) })

@@ -79,3 +79,11 @@ test('a refused prompt runs nothing; a stop at the prompt, in a round’s output
   const atStop = await withHooks((e) => (e.name === 'Stop' ? { stop, block: { reason: 'ignored', by } } : undefined))
   expect(await atStop.ctx.loop.turn({ prompt: 'p', run: atStop.run })).toEqual({ outputs: ['answer 0'], stop })
 })
+
+test('a turn that cannot run is refused before any hook fires: nothing is submitted', async () => {
+  const { ctx, seen } = await withHooks(() => undefined)
+  for (const input of [{ prompt: 'p' }, { prompt: 'p', run: 'no' }, { prompt: 'p', run: async () => 1, stopOf: {} }, null]) {
+    await expect(ctx.loop.turn(input as never)).rejects.toThrow(/^turn: (run|stopOf) must be a function/)
+  }
+  expect(seen).toEqual([])
+})
