@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { checkUserInstalls } from './check-user-install.mjs'
+import { checkUserInstalls, userTsconfig } from './check-user-install.mjs'
 
 const run = promisify(execFile)
 const repo = dirname(dirname(fileURLToPath(import.meta.url)))
@@ -188,27 +188,10 @@ async function buildExample(project) {
   const dir = join(project, 'third-party-preset')
   log(`building ${EXAMPLE} from the tarballs with skipLibCheck: false`)
   await cp(join(repo, EXAMPLE, 'src'), join(dir, 'src'), { recursive: true })
+  // ES2023 only: a preset must not need the DOM types to compile.
   await writeFile(
     join(dir, 'tsconfig.json'),
-    JSON.stringify(
-      {
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'ESNext',
-          moduleResolution: 'bundler',
-          strict: true,
-          declaration: true,
-          skipLibCheck: false,
-          types: ['node'],
-          lib: ['ES2023'],
-          outDir: 'lib',
-          rootDir: 'src',
-        },
-        include: ['src'],
-      },
-      null,
-      2,
-    ),
+    userTsconfig({ declaration: true, skipLibCheck: false, lib: ['ES2023'], outDir: 'lib', rootDir: 'src' }, { include: ['src'] }),
   )
   const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc')
   await sh(`tsc (skipLibCheck: false) on ${EXAMPLE}`, process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir })
@@ -260,27 +243,8 @@ async function checkEverything({ packages, files, project, typesNode, tsc }) {
 
   log('type-checking a file that imports every package')
   await writeFile(join(project, 'check.ts'), typeCheck(packages))
-  await writeFile(
-    join(project, 'tsconfig.json'),
-    JSON.stringify(
-      {
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'ESNext',
-          moduleResolution: 'bundler',
-          strict: true,
-          noEmit: true,
-          // DOM: the MCP SDK's typings (through @dshkit/mcp-client / mcp-server) name fetch types such as HeadersInit.
-          skipLibCheck: false,
-          types: ['node'],
-          lib: ['ES2023', 'DOM'],
-        },
-        files: ['check.ts'],
-      },
-      null,
-      2,
-    ),
-  )
+  // DOM: the MCP SDK's typings (through @dshkit/mcp-client / mcp-server) name fetch types such as HeadersInit.
+  await writeFile(join(project, 'tsconfig.json'), userTsconfig({ noEmit: true, skipLibCheck: false }, { files: ['check.ts'] }))
   await sh('tsc --noEmit on check.ts', process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project })
 
   await buildExample(project)

@@ -43,22 +43,14 @@ export const apply = (ctx: Context, config: z.output<typeof Config>) => ctx.plug
 export default { name, Config, apply }
 `
 
-const TSCONFIG = {
-  compilerOptions: {
-    target: 'ES2022',
-    module: 'ESNext',
-    moduleResolution: 'bundler',
-    strict: true,
-    declaration: true,
-    // TS2742 is an error in the preset's own declaration emit; the libraries' .d.ts are checked by the full type-check.
-    skipLibCheck: true,
-    types: ['node'],
-    lib: ['ES2023', 'DOM'],
-    outDir: 'lib',
-    rootDir: 'src',
-  },
-  include: ['src'],
+/** A tsconfig.json as a user's project has it (ESM, bundler resolution, strict, node types) with `options` and `rest` on top. */
+export function userTsconfig(options, rest) {
+  const compilerOptions = { target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', strict: true, types: ['node'], lib: ['ES2023', 'DOM'], ...options }
+  return JSON.stringify({ compilerOptions, ...rest }, null, 2)
 }
+
+// TS2742 is an error in the preset's own declaration emit; the libraries' .d.ts are checked by the full type-check.
+const TSCONFIG = userTsconfig({ declaration: true, skipLibCheck: true, outDir: 'lib', rootDir: 'src' }, { include: ['src'] })
 
 /** What the user names on the command line, beside the two tarballs: the framework, cordis, zod, node's types. */
 async function userArgs(sh, names, typesNode) {
@@ -108,7 +100,7 @@ export async function checkUserInstalls({ sh, log, fail, root, files, typesNode,
   const preset = async (dir) => {
     await mkdir(join(dir, 'src'))
     await writeFile(join(dir, 'src', 'index.ts'), PRESET)
-    await writeFile(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2))
+    await writeFile(join(dir, 'tsconfig.json'), TSCONFIG)
     await sh('tsc (declaration: true) on a preset depending on dsh-base only', process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir })
     log('pnpm: a preset built with declaration: true names only what it depends on')
   }

@@ -3,6 +3,8 @@ import { Context } from 'cordis'
 import { expect } from 'vitest'
 import { z } from 'zod'
 import DshBase from '@dshkit/dsh-base'
+// The loop/lifecycle event's types.
+import type {} from '@dshkit/agent-loop'
 import { onCleanup, overlapProbe, plug, tempDir } from '@dshkit/testing'
 
 /** dsh-base on a temp root (unconfined shell, headless approval; fs_write under `ask/` asks), plus the overlap probe. */
@@ -68,6 +70,24 @@ export function plugStopper(ctx: Context, tool: string, stop = { reason: 'kill s
       ctx.on('tools/pre-execute', async (exec, next) => (exec.name === tool ? { kind: 'deny', reason: 'stopped here', stop } : next()))
     },
   })
+}
+
+/**
+ * Stands in for a hook bridge (hooks-claude-code answers loop/lifecycle the same way): the first Stop of a turn is
+ * blocked with "run the tests first", a prompt holding "secret" is refused. Returns each Stop's stopHookActive.
+ */
+export async function plugStopGate(ctx: Context) {
+  const stops: boolean[] = []
+  await plug(ctx, {
+    name: 'stop-gate',
+    apply: (ctx: Context) =>
+      ctx.on('loop/lifecycle', async (event, answer) => {
+        if (event.name === 'Stop') stops.push(event.stopHookActive === true)
+        if (event.name === 'Stop' && !event.stopHookActive) answer({ block: { reason: 'run the tests first', by: 'gate' } })
+        if (event.name === 'UserPromptSubmit' && event.prompt.includes('secret')) answer({ block: { reason: 'no secrets', by: 'gate' } })
+      }),
+  })
+  return stops
 }
 
 /** The blocks `media` renders: one of each kind, and the text a text-only framework should give the model for them. */

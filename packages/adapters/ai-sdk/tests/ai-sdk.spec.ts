@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import { generateText, isStepCount, type ModelMessage } from 'ai'
-import { cleanup, eventually, plug, psMatching, uniqueSleep } from '@dshkit/testing'
+import { cleanup, eventually, psMatching, uniqueSleep } from '@dshkit/testing'
 import { DshkitToolError, dshkitTools, sessionStop, turnConcluded } from '../src/index.js'
 import { expectStepScheduled, harness, mockModel, plugFinisher, plugStopper, textStep, toolOutputsSeen, toolStep } from './helpers.js'
-import { MEDIA, plugMedia } from '../../test-harness.js'
+import { MEDIA, plugMedia, plugStopGate } from '../../test-harness.js'
 
 afterEach(cleanup)
 
@@ -130,15 +130,7 @@ test("a stop (a hook's continue: false) ends the run through turnConcluded; the 
 
 test('session hooks around generateText: a Stop hook that blocks gets one more turn with its reason; UserPromptSubmit can refuse', async () => {
   const { ctx } = await harness()
-  // Stands in for a hook bridge (hooks-claude-code answers loop/lifecycle the same way).
-  await plug(ctx, {
-    name: 'stop-gate',
-    apply: (ctx: any) =>
-      ctx.on('loop/lifecycle', async (event: any, answer: any) => {
-        if (event.name === 'Stop' && !event.stopHookActive) answer({ block: { reason: 'run the tests first', by: 'gate' } })
-        if (event.name === 'UserPromptSubmit' && event.prompt.includes('secret')) answer({ block: { reason: 'no secrets', by: 'gate' } })
-      }),
-  })
+  await plugStopGate(ctx)
   const model = mockModel(textStep('done'), textStep('tests pass'))
   const messages: ModelMessage[] = []
   const turn = (prompt: string) =>

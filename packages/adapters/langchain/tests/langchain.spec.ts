@@ -5,7 +5,7 @@ import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage, type ToolMes
 import { FakeStreamingChatModel } from '@langchain/core/utils/testing'
 import { cleanup, eventually, psMatching, uniqueSleep } from '@dshkit/testing'
 import { dshkitLangChainTools, runToolCalls, sessionStop } from '../src/index.js'
-import { expectStepScheduled, harness, MEDIA, plugMedia, plugStopper } from '../../test-harness.js'
+import { expectStepScheduled, harness, MEDIA, plugMedia, plugStopGate, plugStopper } from '../../test-harness.js'
 
 afterEach(cleanup)
 
@@ -131,16 +131,7 @@ test('audio, resources and links become text blocks describing them beside the i
 
 test('ctx.loop.turn around a LangChain loop: a Stop hook that blocks gets one more run with its reason; a stop in the messages ends the turn', async () => {
   const { ctx } = await harness()
-  const stops: boolean[] = []
-  // Stands in for a hook bridge (hooks-claude-code answers loop/lifecycle the same way).
-  await ctx.plugin({
-    name: 'stop-gate',
-    apply: (ctx: any) =>
-      ctx.on('loop/lifecycle', async (event: any, answer: any) => {
-        if (event.name === 'Stop') stops.push(event.stopHookActive === true)
-        if (event.name === 'Stop' && !event.stopHookActive) answer({ block: { reason: 'run the tests first', by: 'gate' } })
-      }),
-  })
+  const stops = await plugStopGate(ctx)
   const history: BaseMessage[] = []
   /** One run of the app's loop: the model answers, runToolCalls runs its calls, until it asks for none. */
   const runLoop =

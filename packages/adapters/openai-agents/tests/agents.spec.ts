@@ -6,7 +6,7 @@ import { Agent, run, setTracingDisabled } from '@openai/agents'
 import { cleanup, eventually, psMatching, uniqueSleep } from '@dshkit/testing'
 import { dshkitAgentTools, dshkitToolUseBehavior, runStop } from '../src/index.js'
 import { call, expectStepScheduled, FakeModel, harness, plugFinisher, plugStopper, say } from './helpers.js'
-import { MEDIA, plugMedia } from '../../test-harness.js'
+import { MEDIA, plugMedia, plugStopGate } from '../../test-harness.js'
 
 setTracingDisabled(true)
 afterEach(cleanup)
@@ -134,16 +134,7 @@ test('audio, resources and links reach the model as text outputs describing them
 
 test('ctx.loop.turn around run(): a Stop hook that blocks runs the agent again with its reason; a stop in a result ends the turn, no Stop hook', async () => {
   const { ctx } = await harness()
-  const stops: boolean[] = []
-  // Stands in for a hook bridge (hooks-claude-code answers loop/lifecycle the same way).
-  await ctx.plugin({
-    name: 'stop-gate',
-    apply: (ctx: Context) =>
-      ctx.on('loop/lifecycle', async (event, answer) => {
-        if (event.name === 'Stop') stops.push(event.stopHookActive === true)
-        if (event.name === 'Stop' && !event.stopHookActive) answer({ block: { reason: 'run the tests first', by: 'gate' } })
-      }),
-  })
+  const stops = await plugStopGate(ctx)
   const model = new FakeModel([[say('done')], [say('tests pass')]])
   const agent = agentWith(ctx, model)
   const outcome = await ctx.loop.turn({ prompt: 'fix it', run: ({ text }) => run(agent, text), stopOf: runStop })

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { cleanup, psMatching } from '@dshkit/testing'
+import { cleanup, countLoopTurns, psMatching } from '@dshkit/testing'
 import { afterEach, expect, test } from 'vitest'
 import { parseHookOutput, runHook } from '../src/index.js'
 
@@ -12,18 +12,11 @@ const tagged = (line: string) => {
 
 test('a hook that fork-bombs hits the process limit: its tree is killed and the hook is an error saying so', async () => {
   const { tag, command } = tagged(':(){ :|:& };:; sleep 100')
-  // The host's event loop keeps turning while the bomb runs (counted per turn, not per time: a loaded machine is slow, not stuck).
-  let turns = 0
-  let done = false
-  const spin = () => {
-    turns++
-    if (!done) setImmediate(spin)
-  }
-  spin()
+  // The host's event loop keeps turning while the bomb runs.
+  const turns = countLoopTurns()
   const result = await runHook({ command, shell: ['bash', '-c'], payload: {}, timeoutMs: 60_000, graceMs: 200, limits: { processes: 48 } })
-  done = true
   expect(result).toMatchObject({ limit: 'processes', timedOut: false })
-  expect(turns).toBeGreaterThan(2)
+  expect(turns.stop()).toBeGreaterThan(2)
   expect(parseHookOutput(result)).toEqual({ kind: 'error', reason: 'limit reached: processes; it was killed with everything it started' })
   expect(psMatching(tag)).toEqual([])
 })

@@ -20,7 +20,7 @@ const callOf = (name: string, args: { [key: string]: string }): ToolExecution =>
 const PROBE = '/dshkit-probe/write'
 
 /** Tools whose `path` argument is a file they write (fs_write, fs_edit): a change is judged as each of them writing it. */
-export function writeTools(definitions: ReadonlyMap<string, ToolDefinition>): string[] {
+function writeTools(definitions: ReadonlyMap<string, ToolDefinition>): string[] {
   const names: string[] = []
   for (const [name, def] of definitions) {
     try {
@@ -30,6 +30,28 @@ export function writeTools(definitions: ReadonlyMap<string, ToolDefinition>): st
     }
   }
   return names
+}
+
+interface ToolRoles {
+  /** The definitions these roles were read from, to notice a tool registered or replaced since. */
+  seen: ToolDefinition[]
+  /** Tools that write their `path` argument. */
+  writers: string[]
+  /** Every other tool: a `writes` rule's line runs as one of these. */
+  others: string[]
+}
+
+// One shell call can land thousands of changes: the tools' roles are read once per registry state, not per change.
+const rolesOf = new WeakMap<ReadonlyMap<string, ToolDefinition>, ToolRoles>()
+
+function toolRoles(definitions: ReadonlyMap<string, ToolDefinition>): ToolRoles {
+  const cached = rolesOf.get(definitions)
+  const now = [...definitions.values()]
+  if (cached && cached.seen.length === now.length && cached.seen.every((def, i) => def === now[i])) return cached
+  const writers = writeTools(definitions)
+  const roles = { seen: now, writers, others: [...definitions.keys()].filter((name) => !writers.includes(name)) }
+  rolesOf.set(definitions, roles)
+  return roles
 }
 
 /** Whether a rule names a path: a `writes` glob, or a `when` key that is a path argument of some write tool. */
@@ -52,10 +74,10 @@ export interface ChangeJudge {
  * rules and `default` do not judge changes: the call as a whole was already allowed, these rules refuse what they name.
  */
 export function changeVerdict(judge: ChangeJudge, change: ShellChangeRequest): Verdict | undefined {
-  const writers = writeTools(judge.definitions)
+  const roles = toolRoles(judge.definitions)
   let ask: CompiledRule | undefined
   for (const rule of judge.rules) {
-    if (rule.rule.decision === 'allow' || (ask && rule.rule.decision === 'ask') || !namesPath(rule) || !hits(judge, rule, change, writers)) continue
+    if (rule.rule.decision === 'allow' || (ask && rule.rule.decision === 'ask') || !namesPath(rule) || !hits(judge, rule, change, roles)) continue
     if (rule.rule.decision === 'deny') return { decision: 'deny', rule, message: ruleMessage(rule) }
     ask = rule
   }
@@ -67,15 +89,14 @@ export function changeVerdict(judge: ChangeJudge, change: ShellChangeRequest): V
     }
 }
 
-function hits(judge: ChangeJudge, rule: CompiledRule, change: ShellChangeRequest, writers: string[]): boolean {
+function hits(judge: ChangeJudge, rule: CompiledRule, change: ShellChangeRequest, { writers, others }: ToolRoles): boolean {
   const writes = rule.commands?.writes
   if (writes) {
     // The line's own arguments, so a rule's `when` on `cwd` or `command` still applies; its command patterns do not
     // (which command of the line made the change is not known), so a `writes` deny covers every command: stricter.
     const forms = judge.targets(change.path, undefined)
     const call = (name: string) => callOf(name, { command: change.command, cwd: change.cwd })
-    const shellTools = [...judge.definitions.keys()].filter((name) => !writers.includes(name))
-    if (forms?.some(writes) && shellTools.some((name) => rule.matches(call(name), () => undefined))) return true
+    if (forms?.some(writes) && others.some((name) => rule.matches(call(name), () => undefined))) return true
   }
   return writers.some((name) => {
     const exec = callOf(name, { path: change.path })

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { cleanup, tempDir } from '@dshkit/testing'
+import { cleanup, countLoopTurns, tempDir } from '@dshkit/testing'
 import { afterEach, describe, expect, test } from 'vitest'
 import { DEFAULT_LIMITS, limitMessage } from '@dshkit/process'
 import type { ShellService, ShellSpec } from '../src/index.js'
@@ -16,24 +16,14 @@ const GiB = 1024 ** 3
 // orphans are reaped as any background leftovers, before the bomb reaches the limit on a slow machine.
 const FORK_BOMB = ':(){ :|:& };:; wait'
 
-/**
- * Runs `spec` while a second command runs and the event loop's turns are counted: the host process stays
- * responsive. Counted per turn, not per timer tick: a loaded machine is slow (timers coalesce), not stuck.
- */
+/** Runs `spec` while a second command runs and the event loop's turns are counted: the host process stays responsive. */
 async function runBeside(shell: ShellService, spec: ShellSpec) {
-  let ticks = 0
-  let done = false
-  const turn = () => {
-    ticks++
-    if (!done) setImmediate(turn)
-  }
-  turn()
+  const turns = countLoopTurns()
   const running = shell.run(spec)
   await new Promise((resolve) => setTimeout(resolve, 300))
   const beside = await shell.run({ command: 'echo beside', timeoutMs: 30_000 })
   const result = await running
-  done = true
-  return { result, ticks, beside }
+  return { result, ticks: turns.stop(), beside }
 }
 
 /** A unique word in the command line: every process the line forks shows it in `ps`. */

@@ -87,3 +87,23 @@ export async function eventually<T>(check: () => T | Promise<T>, { timeoutMs = 5
     await realDelay(intervalMs)
   }
 }
+
+/**
+ * Counts the event loop's turns until `stop()` (returns the count): proof the host stayed responsive while
+ * something ran. Per turn, not per timer tick: a loaded machine coalesces timers, it is slow, not stuck.
+ */
+export function countLoopTurns(): { stop(): number } {
+  let turns = 0
+  let done = false
+  const turn = () => {
+    turns++
+    if (!done) setImmediate(turn)
+  }
+  turn()
+  return {
+    stop() {
+      done = true
+      return turns
+    },
+  }
+}

@@ -1,6 +1,6 @@
 export { boot, type Booted, type BootOptions, type CallOptions, type PluginEntry } from './boot.js'
 export { plug, untilUp, type UpOptions } from './plug.js'
-export { deferred, sleep, untilAborted, eventually, type Deferred, type EventuallyOptions } from './async.js'
+export { countLoopTurns, deferred, sleep, untilAborted, eventually, type Deferred, type EventuallyOptions } from './async.js'
 export { tempDir, removeDir } from './temp.js'
 export { cleanup, onCleanup } from './cleanup.js'
 export { captureResults, captureLogs, type CapturedResult, type CapturedLogs, type LogLine } from './capture.js'

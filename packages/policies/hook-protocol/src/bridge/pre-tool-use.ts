@@ -1,3 +1,4 @@
+import { canonicalJson } from '@dshkit/common'
 import { unmapToolInput } from '../mapping.js'
 import { mergeVerdicts, type MergedVerdict } from '../merge.js'
 import type { HookVerdict } from '../parse.js'
@@ -90,19 +91,6 @@ function rewriteOf(engine: BridgeEngine, call: HookCall, merged: Allowing): Excl
   if (canonicalJson(args) === canonicalJson(call.arguments)) return { kind: 'same' }
   engine.options.logger.info('PreToolUse hook `%s` rewrote the arguments of %s; the call is judged again with them', command, call.name)
   return { kind: 'allow', updatedArguments: args, source: engine.sourceOf(command) }
-}
-
-/** JSON with object keys sorted: the schema may reorder a rewrite's keys, which changes nothing. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.keys(v)
-            .sort()
-            .map((k) => [k, v[k]]),
-        )
-      : v,
-  )
 }
 
 function toJson(value: unknown): HookJson {
