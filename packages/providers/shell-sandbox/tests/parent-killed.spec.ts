@@ -53,12 +53,18 @@ test('when the process hosting the shell is SIGKILLed, the sandboxed command die
   onCleanup(() => {
     host.kill('SIGKILL')
   })
-  // In transaction mode `started` lands only when the command ends: its process running is the sign.
-  await eventually(() => hostProcessesWith(token).some((pid) => pid !== host.pid) || (stderr ? Promise.reject(new Error(stderr)) : false), {
-    timeoutMs: 30_000,
-  }) // a loaded machine starts node slowly
-  expect(hostProcessesWith(token).length).toBeGreaterThan(0)
-  const holders = hostProcessesWith('dshkit-view').filter((pid) => parentOf(pid) === host.pid)
+  // In transaction mode `started` lands only when the command ends: its process running is the sign. Waited for
+  // together with the host's one view holder: under load the command's launch and the holder's start overlap.
+  const holdersOfHost = () => hostProcessesWith('dshkit-view').filter((pid) => parentOf(pid) === host.pid)
+  const holders = await eventually(
+    () => {
+      if (stderr) return Promise.reject(new Error(stderr))
+      const running = hostProcessesWith(token).filter((pid) => pid !== host.pid)
+      const held = holdersOfHost()
+      return running.length > 0 && held.length === 1 ? held : false
+    },
+    { timeoutMs: 30_000 }, // a loaded machine starts node slowly
+  )
   expect(holders).toHaveLength(1)
   host.kill('SIGKILL')
   await eventually(() => expect(hostProcessesWith(token)).toEqual([]), { timeoutMs: 5000 })
