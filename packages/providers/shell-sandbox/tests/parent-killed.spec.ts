@@ -56,7 +56,7 @@ test('when the process hosting the shell is SIGKILLed, the sandboxed command die
   // In transaction mode `started` lands only when the command ends: its process running is the sign. Waited for
   // together with the host's one view holder: under load the command's launch and the holder's start overlap.
   const holdersOfHost = () => hostProcessesWith('dshkit-view').filter((pid) => parentOf(pid) === host.pid)
-  const holders = await eventually(
+  const holders = (await eventually(
     () => {
       if (stderr) return Promise.reject(new Error(stderr))
       const running = hostProcessesWith(token).filter((pid) => pid !== host.pid)
@@ -64,7 +64,7 @@ test('when the process hosting the shell is SIGKILLed, the sandboxed command die
       return running.length > 0 && held.length === 1 ? held : false
     },
     { timeoutMs: 30_000 }, // a loaded machine starts node slowly
-  )
+  )) as number[]
   expect(holders).toHaveLength(1)
   host.kill('SIGKILL')
   await eventually(() => expect(hostProcessesWith(token)).toEqual([]), { timeoutMs: 5000 })
