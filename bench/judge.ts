@@ -3,7 +3,7 @@
 // allowed ones run under strace, every program run checked against what the judge listed.
 import { createRequire } from 'node:module'
 import { loadCommandParser, parseCommandLine } from '@dshkit/bash'
-import { line, random } from '../packages/lib/bash/tests/fuzz/grammar.js'
+import { fuzzSeed, line, random } from '../packages/lib/bash/tests/fuzz/grammar.js'
 import { isDenied, judge, listedRun, traced } from '../packages/lib/bash/tests/fuzz/oracle.js'
 import { compare, machine, size, table } from './support/measure.js'
 
@@ -37,7 +37,7 @@ const perLine = await compare(
   { rounds: 15, batch: 400, warmup: 400 },
 )
 
-const seed = Number(process.env.DSHKIT_FUZZ_SEED ?? Date.now() % 2 ** 31)
+const seed = fuzzSeed()
 const count = size(5000, 40)
 const rng = random(seed)
 const generated = Array.from({ length: count }, () => line(rng))

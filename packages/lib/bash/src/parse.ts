@@ -1,5 +1,6 @@
 import type { Node } from 'web-tree-sitter'
 import { unmodelled } from './closed.js'
+import { misreadHeredoc } from './heredocs.js'
 import { loadedParser } from './load.js'
 import type { Command, Origin, ParsedLine, Redirect, Word } from './types.js'
 import { baseName, unwrap } from './unwrap.js'
@@ -66,6 +67,8 @@ function collect(line: string, origin: Origin[], scripts: number, into: Command[
     if (tree.rootNode.hasError) throw new Unjudgeable(syntaxError(tree.rootNode))
     if (GLUED_CONTINUATION.test(line) && gluedOutsideTokens(tree.rootNode, line))
       throw new Unjudgeable('a backslash-newline inside a word (`r\\⏎m`): bash joins the word, the parser splits it')
+    const heredoc = misreadHeredoc(tree.rootNode, line)
+    if (heredoc) throw new Unjudgeable(heredoc)
     walk(tree.rootNode, origin, scripts, into)
   } finally {
     tree.delete()

@@ -350,3 +350,29 @@ test.each([
 ])('the same programs running a file, or a script the judge reads as harmless, stay plain: %s', (line) => {
   expect(parsed(line).every((c) => !c.opaque)).toBe(true)
 })
+
+test.each([
+  // Found by the fuzz oracle: the grammar ended the body at `EOF && …`, bash read the rest as body and ran its `$(…)`.
+  ["cat <<EOF\n$(true)\nEOF && time cat <<'EOF'\n$(env -u X t{rue,})\nEOF"],
+  ['cat <<EOF\nEOF; rm x\nEOF'],
+  ['cat <<EOF\n EOF\n$(rm x)\nEOF'],
+  ['cat <<EOF\nEOF \n$(rm x)\nEOF'],
+  ['cat <<-EOF\n\tEOFX\n$(rm x)\nEOF'],
+  ["cat <<'E'F\nEF;\n$(rm x)\nEF"],
+])('a heredoc bash ends later than the grammar does is unjudgeable: %j', (line) => {
+  const result = parseCommandLine(line)
+  expect(result.ok, JSON.stringify(result)).toBe(false)
+  expect(!result.ok && result.reason).toMatch(/heredoc|cannot read/)
+})
+
+test.each([
+  ['cat <<EOF\nhello\nEOF'],
+  ['cat <<-EOF\n\thello\n\t\tEOF'],
+  ["cat <<'E F'\nhello\nE F"],
+  ['cat <<"EOF"\n$(not run)\nEOF'],
+  ['cat <<\\EOF\nhi\nEOF\necho done'],
+  ['cat <<EOF | wc -l\na\nEOF\necho after'],
+])('a heredoc that ends where bash ends it is read: %j', (line) => {
+  const commands = parsed(line)
+  expect(commands[0].argv[0].value).toBe('cat')
+})

@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process'
 import { beforeAll, expect, test } from 'vitest'
 import { loadCommandParser } from '../src/index.js'
-import { line, random } from './fuzz/grammar.js'
+import { fuzzSeed, line, random } from './fuzz/grammar.js'
 import { isDenied, judge, listedRun, traced } from './fuzz/oracle.js'
 
 beforeAll(() => loadCommandParser())
 
 const LINES = Number(process.env.DSHKIT_FUZZ_LINES ?? 2000)
-const SEED = Number(process.env.DSHKIT_FUZZ_SEED ?? Date.now() % 2 ** 31)
+const SEED = fuzzSeed()
 const PARALLEL = 4
 
 test('the execve tracer is installed (Debian: apt-get install strace)', () => {

@@ -14,6 +14,12 @@ export function random(seed: number) {
 
 type Rng = ReturnType<typeof random>
 
+/** `DSHKIT_FUZZ_SEED`: fixed by default, so a green main stays green; `random` hunts new lines (`pnpm --filter @dshkit/bash fuzz`). */
+export function fuzzSeed(): number {
+  const given = process.env.DSHKIT_FUZZ_SEED
+  return given === 'random' ? Date.now() % 2 ** 31 : Number(given ?? 20261207)
+}
+
 /** Single quotes around any text, as bash reads it back. */
 export const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`
 
@@ -177,6 +183,10 @@ function nested(rng: Rng, inner: () => string): string {
     () => `echo "$(${a})"`,
     () => `cat <<< "$(${a})"`,
     () => `cat <<EOF\n\${x:-$(${a})}\nEOF`,
+    // End lines bash does not take for the delimiter: what follows is still body.
+    () => `cat <<EOF\nhi\nEOF; ${inner()}\n$(${a})\nEOF`,
+    () => `cat <<'EOF'\nEOF && ${a}\nEOF\n${inner()}`,
+    () => `cat <<-EOF\n\t$(${a})\n\tEOF\n${inner()}`,
     () => `echo $'\x41'; ${a}`,
     () => `command -v ${a}`,
     () => `find . -maxdepth 0 -exec ${a} \\;`,
