@@ -1,9 +1,11 @@
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { Config } from './config.js'
 import type { McpConnection } from './connection.js'
+import { isInitialize, MAX_BODY_BYTES, messagesOf, readBody, requestIds } from './http-body.js'
+import { LOOPBACK_HOSTS, rejection } from './http-checks.js'
+import { SessionTable, type Session } from './http-sessions.js'
 import { protoKeyedArguments } from './raw.js'
 
 export interface ListenOptions {
@@ -25,19 +27,7 @@ export interface HttpEndpoint {
   close(): Promise<void>
 }
 
-interface Session {
-  transport: StreamableHTTPServerTransport
-  connection: McpConnection
-  /** Requests (a call's POST, the GET stream) still open: while any is, the client is there. */
-  open: number
-  idle?: NodeJS.Timeout
-  /** Request ids of this session's open POSTs: a request reusing one would take over its stream and its cancellation. */
-  ids: Map<string | number, ServerResponse>
-}
-
-const MAX_BODY_BYTES = 4 * 1024 * 1024
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
-const isLoopbackAddress = (address = '') => address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.')
+type Refuse = (status: number, message: string) => void
 
 /** Streamable HTTP on one path (`/mcp`): token on every request, Host/Origin/peer checks, one MCP session per client. */
 export async function listenHttp(http: Config['http'], options: ListenOptions, open: (label: string) => McpConnection): Promise<HttpEndpoint> {
@@ -49,109 +39,27 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
   const token = options.token ?? http.token ?? randomBytes(32).toString('base64url')
   if (token.length < 32) throw new Error('mcp-server: the HTTP token must be at least 32 characters (or leave it out for a random one)')
   const expected = Buffer.from(`Bearer ${token}`)
-  const sessions = new Map<string, Session>()
+  const sessions = new SessionTable(http, open)
   let port = 0
 
-  const refuse = (res: ServerResponse, status: number, message: string) => {
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }))
+  const handle = async (req: IncomingMessage, res: ServerResponse, refuse: Refuse) => {
+    const problem = rejection(req, http, port, expected)
+    if (problem) return refuse(...problem)
+    const body = req.method === 'POST' ? await readBody(req) : { value: undefined }
+    if (typeof body === 'string')
+      return body === 'too large' ? refuse(413, `request body over ${MAX_BODY_BYTES} bytes`) : refuse(400, 'Parse error: the body is not JSON')
+    const session = await sessionFor(req, body.value, sessions, refuse)
+    if (session) await serve(session, req, res, body.value, sessions, refuse)
   }
-
-  /** Why a request may not reach MCP at all, or undefined. */
-  const rejection = (req: IncomingMessage): [number, string] | undefined => {
-    if (!http.allowRemote && !isLoopbackAddress(req.socket.remoteAddress)) return [403, 'only loopback clients may connect']
-    if (!http.allowRemote && !isLocalHost(req.headers.host, port)) return [403, `Host ${JSON.stringify(req.headers.host ?? '')} is not this loopback server`]
-    const origin = req.headers.origin
-    if (origin !== undefined && !http.allowedOrigins.includes(origin) && !isOwnOrigin(origin, port))
-      return [403, `Origin ${JSON.stringify(origin)} is not allowed (mcp-server http.allowedOrigins)`]
-    const pathname = new URL(req.url ?? '/', 'http://x').pathname
-    const inPath = http.tokenInUrl && pathname.startsWith('/mcp/') ? pathname.slice('/mcp/'.length) : undefined
-    const given = Buffer.from(inPath === undefined ? (req.headers.authorization ?? '') : `Bearer ${inPath}`)
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return [401, 'missing or wrong token: send Authorization: Bearer <token>']
-    if (pathname !== '/mcp' && inPath === undefined) return [404, 'the MCP endpoint is /mcp']
-  }
-
   const server = createServer((req, res) => {
-    handle(req, res).catch((error) => {
+    const refuse: Refuse = (status, message) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }))
+    handle(req, res, refuse).catch((error) => {
       // A client that hangs up mid-body, or a transport failure: answer if still possible, never crash.
-      if (!res.headersSent && !res.destroyed) refuse(res, 500, `the MCP server failed: ${(error as Error)?.message ?? error}`)
+      if (!res.headersSent && !res.destroyed) refuse(500, `the MCP server failed: ${(error as Error)?.message ?? error}`)
       else res.destroy()
     })
   })
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const problem = rejection(req)
-    if (problem) return refuse(res, ...problem)
-    let body: unknown
-    if (req.method === 'POST') {
-      const read = await readBody(req)
-      if (typeof read === 'string')
-        return refuse(
-          res,
-          read === 'too large' ? 413 : 400,
-          read === 'too large' ? `request body over ${MAX_BODY_BYTES} bytes` : 'Parse error: the body is not JSON',
-        )
-      body = read.value
-    }
-    const ids = requestIds(body)
-    const reused = (taken: Map<string | number, unknown>) => ids.find((id, i) => ids.indexOf(id) !== i || taken.has(id))
-    const inBatch = reused(new Map())
-    if (inBatch !== undefined) return refuse(res, 409, `request id ${JSON.stringify(inBatch)} appears twice in this batch; give each request its own id`)
-    const sessionId = req.headers['mcp-session-id']
-    let session = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined
-    if (!session) {
-      if (sessionId !== undefined) return refuse(res, 404, 'unknown or closed MCP session; initialize again')
-      if (req.method !== 'POST' || !isInitialize(body)) return refuse(res, 400, 'no MCP session: the first request must be initialize')
-      // A client that opens a session per call and never says DELETE must not pile them up until idleSessionMs.
-      if (sessions.size >= http.maxSessions) {
-        const oldestIdle = [...sessions.values()].find((s) => s.open === 0)
-        if (!oldestIdle) return refuse(res, 503, `${sessions.size} MCP sessions are busy (http.maxSessions); end one (DELETE) or try again later`)
-        sessions.delete(oldestIdle.transport.sessionId!)
-        void oldestIdle.connection.close()
-      }
-      const connection = open(`http client ${sessions.size + 1}`)
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, created),
-      })
-      const created: Session = { transport, connection, open: 0, ids: new Map() }
-      // Notifications of this session travel on its GET stream; until the client opens it they wait.
-      connection.holdNotifications()
-      connection.closed.then(() => {
-        clearTimeout(created.idle)
-        if (transport.sessionId) sessions.delete(transport.sessionId)
-      })
-      await connection.connect(transport)
-      session = created
-    }
-    const inFlight = reused(session.ids)
-    if (inFlight !== undefined)
-      return refuse(res, 409, `request id ${JSON.stringify(inFlight)} belongs to a request still in flight in this session; use a new id`)
-    for (const id of ids) session.ids.set(id, res)
-    // A cancelled request gets no response, so its POST may stay open: its id is free again.
-    for (const id of cancelledIds(body)) session.ids.delete(id)
-    // A client that hangs up on a POST (closes its stream) cancels the calls that POST carried.
-    const current = session
-    current.open++
-    clearTimeout(current.idle)
-    res.once('close', () => {
-      if (!res.writableFinished) for (const id of ids) current.connection.abortRequest(id, 'the MCP client disconnected')
-      for (const id of ids) if (current.ids.get(id) === res) current.ids.delete(id)
-      // A session with nothing open for idleSessionMs is a client that left without DELETE.
-      if (--current.open === 0) current.idle = setTimeout(() => void current.connection.close(), http.idleSessionMs).unref()
-    })
-    for (const message of Array.isArray(body) ? body : [body]) {
-      const raw = protoKeyedArguments(message)
-      if (raw) session.connection.noteRawArguments((message as { id: string | number }).id, raw)
-    }
-    if (req.method === 'GET') {
-      const writeHead = res.writeHead
-      const ready = session.connection
-      res.writeHead = function (this: ServerResponse, ...args: any[]) {
-        if (args[0] === 200) queueMicrotask(() => ready.releaseNotifications())
-        return (writeHead as any).apply(this, args)
-      } as typeof res.writeHead
-    }
-    await session.transport.handleRequest(req, res, body)
-  }
   server.on('clientError', (_error, socket) => socket.destroy())
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -166,58 +74,47 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
     ...(http.tokenInUrl ? { tokenUrl: `${url}/${token}` } : {}),
     port,
     async close() {
-      for (const { idle } of sessions.values()) clearTimeout(idle)
-      await Promise.all([...sessions.values()].map(({ connection }) => connection.close()))
-      sessions.clear()
+      await sessions.closeAll()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
 }
 
-function isLocalHost(header: string | undefined, port: number): boolean {
-  if (!header) return false
-  const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(header)
-  return !!match && LOOPBACK_HOSTS.has(match[1].toLowerCase()) && Number(match[2]) === port
+/** The request's MCP session: the one it names, or a new one for an initialize; undefined once refused. */
+async function sessionFor(req: IncomingMessage, body: unknown, sessions: SessionTable, refuse: Refuse): Promise<Session | undefined> {
+  const ids = requestIds(body)
+  const twice = ids.find((id, i) => ids.indexOf(id) !== i)
+  if (twice !== undefined) return void refuse(409, `request id ${JSON.stringify(twice)} appears twice in this batch; give each request its own id`)
+  const sessionId = req.headers['mcp-session-id']
+  const found = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined
+  if (found) return found
+  if (sessionId !== undefined) return void refuse(404, 'unknown or closed MCP session; initialize again')
+  if (req.method !== 'POST' || !isInitialize(body)) return void refuse(400, 'no MCP session: the first request must be initialize')
+  const created = await sessions.create()
+  if (typeof created === 'string') return void refuse(503, created)
+  return created
 }
 
-/** A page at this very server's loopback address (which serves no pages) is not a foreign site: its Origin is allowed. */
-function isOwnOrigin(origin: string, port: number): boolean {
-  const match = /^http:\/\/(\[::1\]|127\.0\.0\.1|localhost)(?::(\d+))?$/i.exec(origin)
-  return !!match && Number(match[2]) === port
-}
-
-function isInitialize(body: unknown): boolean {
-  const messages = Array.isArray(body) ? body : [body]
-  return messages.some((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize')
-}
-
-function requestIds(body: unknown): (string | number)[] {
-  const messages = Array.isArray(body) ? body : [body]
-  return messages.flatMap((m) =>
-    typeof m === 'object' && m !== null && 'id' in m && 'method' in m && (typeof m.id === 'string' || typeof m.id === 'number') ? [m.id] : [],
-  )
-}
-
-function cancelledIds(body: unknown): (string | number)[] {
-  const messages = Array.isArray(body) ? body : [body]
-  return messages.flatMap((m) => {
-    const id = m?.method === 'notifications/cancelled' ? m.params?.requestId : undefined
-    return typeof id === 'string' || typeof id === 'number' ? [id] : []
-  })
-}
-
-async function readBody(req: IncomingMessage): Promise<{ value: unknown } | 'too large' | 'not json'> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY_BYTES) return 'too large'
-    chunks.push(chunk as Buffer)
+/** Hands the request to the session's transport once its ids are free and tracked. */
+async function serve(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown, sessions: SessionTable, refuse: Refuse) {
+  const ids = requestIds(body)
+  const inFlight = ids.find((id) => session.ids.has(id))
+  if (inFlight !== undefined) return refuse(409, `request id ${JSON.stringify(inFlight)} belongs to a request still in flight in this session; use a new id`)
+  sessions.track(session, res, ids, body)
+  for (const message of messagesOf(body)) {
+    const raw = protoKeyedArguments(message)
+    if (raw) session.connection.noteRawArguments((message as { id: string | number }).id, raw)
   }
-  try {
-    return { value: JSON.parse(Buffer.concat(chunks).toString('utf8')) }
-  } catch {
-    return 'not json'
-  }
+  if (req.method === 'GET') releaseOnOpen(res, session.connection)
+  await session.transport.handleRequest(req, res, body)
+}
+
+/** The GET stream is open once its 200 is written: the notifications held for it may go. */
+function releaseOnOpen(res: ServerResponse, connection: McpConnection) {
+  const writeHead = res.writeHead
+  res.writeHead = function (this: ServerResponse, ...args: any[]) {
+    if (args[0] === 200) queueMicrotask(() => connection.releaseNotifications())
+    return (writeHead as any).apply(this, args)
+  } as typeof res.writeHead
 }
