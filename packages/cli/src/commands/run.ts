@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import type { Context } from 'cordis'
-import type { ContextMessage, ToolExecutionResult, ToolStop } from '@dshkit/tools'
+import type { ContextMessage, ToolStop } from '@dshkit/tools'
 import { MemorySessionStore } from '@dshkit/session'
 import { JsonlSessionStore } from '@dshkit/session-store-jsonl'
 import { hasReference, readCalls, resolveReferences, type CallLine } from '../calls.js'
@@ -16,90 +16,58 @@ export interface RunOptions extends BootOptions {
   display?: string
 }
 
+/** What a run has seen so far: input problems, results by call id (for references), calls not recorded, the stop. */
+interface RunState {
+  bad: number
+  reached: number
+  values: Map<string, unknown>
+  unrecorded: string[]
+  stop?: ToolStop
+}
+
 /** Runs every call line; returns the exit code (0 all ran and were recorded, 1 some input was bad or a call went unrecorded, 3 a hook stopped the session, 130 interrupted). */
 export async function run(options: RunOptions): Promise<number> {
-  const display = options.display ?? options.file
-  const out = (text: string) => process.stdout.write(text + '\n')
-  const inputError = (line: number | undefined, message: string) => {
-    const where = line ? `${display}:${line}` : display
-    if (options.json) out(JSON.stringify({ type: 'error', file: display, line, message }))
-    else process.stderr.write(`dshkit: ${visible(`${where}: ${message}`)}\n`)
-  }
+  const output = runOutput(options)
   const { calls, errors } = await readCalls(options.file)
   const { ctx, problems } = await bootRuntime(options)
   const kept = options.log ? `; session log: ${await shownLog(options.log)}` : sessionKept(ctx)
   const page = options.approve === 'web' ? (ctx.get('approvalWeb') as { url?: string } | undefined) : undefined
   if (page?.url) process.stderr.write(`dshkit: approve tool calls at ${page.url}\n`)
-  for (const problem of problems) inputError(undefined, problem)
-  for (const error of errors) inputError(error.line, error.message)
-  let bad = errors.length + problems.length
+  for (const problem of problems) output.inputError(undefined, problem)
+  for (const error of errors) output.inputError(error.line, error.message)
+  const state: RunState = { bad: errors.length + problems.length, reached: 0, values: new Map(), unrecorded: [] }
   const timings = trackDurations(ctx)
   const controller = new AbortController()
   const onSigint = () => (controller.signal.aborted ? process.exit(130) : controller.abort(new Error('interrupted (Ctrl-C)')))
   process.on('SIGINT', onSigint)
   const progress = startProgress(calls.length)
   pauseProgressWhileAsking(ctx, progress)
-  const values = new Map<string, unknown>()
-  const unrecorded: string[] = []
-  let reached = 0
-  const printContexts = (contexts: readonly ContextMessage[]) => {
-    for (const context of contexts) {
-      if (options.json) out(JSON.stringify({ type: 'context', ...context }))
-      else
-        out(
-          `  + context from ${visible(context.source)}:\n${context.content.map((b: any) => `    ${b.type === 'text' ? visible(b.text, { multiline: true }) : '[image]'}`).join('\n')}`,
-        )
-    }
-  }
   // Hooks of the session's own moments run as under Claude Code: SessionStart first, SessionEnd last.
   const started = await lifecycle(ctx, { name: 'SessionStart', source: 'startup' })
-  printContexts(started?.contexts ?? [])
-  let stop: ToolStop | undefined = started?.stop
+  output.contexts(started?.contexts ?? [])
+  state.stop = started?.stop
   try {
-    for (const segment of stop ? [] : segments(calls)) {
-      reached += segment.length
-      const ready: CallLine[] = []
-      for (const call of segment) {
-        let args = call.arguments
-        try {
-          args = resolveReferences(call.arguments, values)
-        } catch (error) {
-          bad++
-          inputError(call.line, (error as Error).message)
-          continue
-        }
-        const unknown = unknownTool(ctx, call.name)
-        if (unknown) {
-          bad++
-          inputError(call.line, unknown)
-          continue
-        }
-        ready.push({ ...call, arguments: args })
-      }
+    for (const segment of state.stop ? [] : segments(calls)) {
+      state.reached += segment.length
+      const ready = readyCalls(ctx, segment, state, output)
       if (!ready.length) continue
       const batch = await ctx.loop.executeToolCalls(
         ready.map(({ callId, name, arguments: args }) => ({ callId, name, arguments: args })),
-        {
-          signal: controller.signal,
-          onResult: () => progress.tick(),
-        },
+        { signal: controller.signal, onResult: () => progress.tick() },
       )
       for (const [i, call] of ready.entries()) {
-        const result: ToolExecutionResult = batch.results[i]
-        values.set(call.callId, result)
-        const outcome: Outcome = { line: call.line, callId: call.callId, name: call.name, result, durationMs: timings.take(call.callId) }
         progress.clear()
-        out(options.json ? json(outcome) : outcomeLines(outcome, display))
-        const lost = unrecordedReason(ctx, call.callId)
-        if (lost) {
-          unrecorded.push(call.callId)
-          inputError(call.line, lost)
-        }
+        showResult(
+          ctx,
+          { line: call.line, callId: call.callId, name: call.name, result: batch.results[i], durationMs: timings.take(call.callId) },
+          state,
+          output,
+        )
       }
-      printContexts(batch.contexts)
+      output.contexts(batch.contexts)
       // A hook's `continue: false` ends the session, as under Claude Code: no later line runs.
       if (batch.stop) {
-        stop = batch.stop
+        state.stop = batch.stop
         break
       }
     }
@@ -110,20 +78,85 @@ export async function run(options: RunOptions): Promise<number> {
     await lifecycle(ctx, { name: 'SessionEnd', reason: 'other' })
     await shutdown(ctx)
   }
-  const interrupted = controller.signal.aborted
+  return finish(options, calls.length, state, controller.signal.aborted, kept)
+}
+
+/** The segment's calls with their references resolved; a bad reference or an unknown tool is an input problem. */
+function readyCalls(ctx: Context, segment: CallLine[], state: RunState, output: RunOutput): CallLine[] {
+  const ready: CallLine[] = []
+  for (const call of segment) {
+    let args = call.arguments
+    try {
+      args = resolveReferences(call.arguments, state.values)
+    } catch (error) {
+      state.bad++
+      output.inputError(call.line, (error as Error).message)
+      continue
+    }
+    const unknown = unknownTool(ctx, call.name)
+    if (unknown) {
+      state.bad++
+      output.inputError(call.line, unknown)
+      continue
+    }
+    ready.push({ ...call, arguments: args })
+  }
+  return ready
+}
+
+function showResult(ctx: Context, outcome: Outcome, state: RunState, output: RunOutput) {
+  state.values.set(outcome.callId, outcome.result)
+  output.out(output.json ? json(outcome) : outcomeLines(outcome, output.display))
+  const lost = unrecordedReason(ctx, outcome.callId)
+  if (lost) {
+    state.unrecorded.push(outcome.callId)
+    output.inputError(outcome.line, lost)
+  }
+}
+
+/** The closing summary line (or the JSON stop record), and the exit code. */
+function finish(options: RunOptions, total: number, state: RunState, interrupted: boolean, kept: string): number {
+  const { stop, unrecorded, bad } = state
   if (!options.json) {
     const lost = unrecorded.length ? `, ${unrecorded.length} call(s) not run or not recorded (${unrecorded.join(', ')})` : ''
     const stopped = interrupted
       ? ', interrupted: calls not started were not run'
       : stop
-        ? `, stopped by ${stop.by}: ${stop.reason}; ${calls.length - reached} later call line(s) not run`
+        ? `, stopped by ${stop.by}: ${stop.reason}; ${total - state.reached} later call line(s) not run`
         : ''
-    process.stderr.write(`dshkit: ${visible(`${calls.length} call line(s), ${bad} input problem(s)${lost}${stopped}${kept}`)}\n`)
+    process.stderr.write(`dshkit: ${visible(`${total} call line(s), ${bad} input problem(s)${lost}${stopped}${kept}`)}\n`)
   }
-  if (stop && options.json) out(JSON.stringify({ type: 'stop', by: stop.by, reason: stop.reason, notRun: calls.length - reached }))
+  if (stop && options.json) process.stdout.write(`${JSON.stringify({ type: 'stop', by: stop.by, reason: stop.reason, notRun: total - state.reached })}\n`)
   if (interrupted) return 130
   if (stop) return 3
   return bad || unrecorded.length ? 1 : 0
+}
+
+type RunOutput = ReturnType<typeof runOutput>
+
+/** Where a run's lines go: results and contexts on stdout, input problems on stderr (or all as JSON lines). */
+function runOutput(options: RunOptions) {
+  const display = options.display ?? options.file
+  const out = (text: string) => process.stdout.write(text + '\n')
+  return {
+    display,
+    json: options.json,
+    out,
+    inputError(line: number | undefined, message: string) {
+      const where = line ? `${display}:${line}` : display
+      if (options.json) out(JSON.stringify({ type: 'error', file: display, line, message }))
+      else process.stderr.write(`dshkit: ${visible(`${where}: ${message}`)}\n`)
+    },
+    contexts(contexts: readonly ContextMessage[]) {
+      for (const context of contexts) {
+        if (options.json) out(JSON.stringify({ type: 'context', ...context }))
+        else
+          out(
+            `  + context from ${visible(context.source)}:\n${context.content.map((b: any) => `    ${b.type === 'text' ? visible(b.text, { multiline: true }) : '[image]'}`).join('\n')}`,
+          )
+      }
+    },
+  }
 }
 
 /** Where the session is kept without --log: the config's own JSONL store, or nowhere (said, not left silent). */
