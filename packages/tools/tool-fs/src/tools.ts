@@ -76,7 +76,12 @@ function planOf(tool: FsChange['tool'], run: ToolRunContext, requested: string, 
 }
 
 export function fsTools(fs: () => FsService, hooks: ChangeHooks = noHooks) {
-  const fsRead = defineTool({
+  return [readTool(fs, hooks), writeTool(fs, hooks), editTool(fs, hooks), listTool(fs)]
+}
+
+/** fs_read: a text file, whole or a window of lines; noted for later change checks. */
+function readTool(fs: () => FsService, hooks: ChangeHooks) {
+  return defineTool({
     name: 'fs_read',
     description:
       'Read a UTF-8 text file. Without offset/limit it returns the whole file (up to the read limit); ' +
@@ -106,8 +111,11 @@ export function fsTools(fs: () => FsService, hooks: ChangeHooks = noHooks) {
         return describeSlice(args.path, slice)
       }),
   })
+}
 
-  const fsWrite = defineTool({
+/** fs_write: a whole file, atomically, through the change hooks. */
+function writeTool(fs: () => FsService, hooks: ChangeHooks) {
+  return defineTool({
     name: 'fs_write',
     description: 'Write a UTF-8 text file, replacing it whole (atomically) or creating it and any missing parent directories.',
     parameters: z.object({ path, content: z.string().describe('The complete new content of the file.') }),
@@ -121,8 +129,11 @@ export function fsTools(fs: () => FsService, hooks: ChangeHooks = noHooks) {
         return `${written.created ? 'Created' : 'Overwrote'} ${args.path} (${written.bytes} bytes)`
       }),
   })
+}
 
-  const fsEdit = defineTool({
+/** fs_edit: one exact replacement (or all), through the change hooks. */
+function editTool(fs: () => FsService, hooks: ChangeHooks) {
+  return defineTool({
     name: 'fs_edit',
     description:
       'Replace text in a file. `old` must occur exactly once (copy it exactly, with its whitespace) ' + 'unless replaceAll is true; read the file first.',
@@ -145,8 +156,11 @@ export function fsTools(fs: () => FsService, hooks: ChangeHooks = noHooks) {
         return `Edited ${args.path}: replaced ${edited.replacements} occurrence${edited.replacements === 1 ? '' : 's'}`
       }),
   })
+}
 
-  const fsList = defineTool({
+/** fs_list: one directory. */
+function listTool(fs: () => FsService) {
+  return defineTool({
     name: 'fs_list',
     description: 'List a directory: one entry per line, directories end in "/", symbolic links in "@".',
     parameters: z.object({ path: path.describe('Directory path, absolute or relative to the working directory.') }),
@@ -155,8 +169,6 @@ export function fsTools(fs: () => FsService, hooks: ChangeHooks = noHooks) {
     fsAccess: (args) => [{ path: args.path, access: 'read' }],
     execute: (args) => fsCall(async () => describeEntries(args.path, await fs().list(args.path))),
   })
-
-  return [fsRead, fsWrite, fsEdit, fsList]
 }
 
 /** The text, plus a bracketed note only when the model did not get the whole file. */
