@@ -4,3 +4,4 @@ export { snapshotJson, deepFreeze, NotJsonError, ForbiddenKeyError, type JsonVal
 export { fuseSignals, onAbort, neverAborted, type FusedSignal } from './signals.js'
 export { escapeControls } from './escape.js'
 export { canonicalJson } from './canonical.js'
+export { seamConfig, type SeamConfig, type SeamConfigIssue } from './seam-config.js'
