@@ -1,4 +1,4 @@
-import { isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { resolve } from 'node:path'
 import type { Plugin } from 'cordis'
 import { z } from 'zod'
 import Tools from '@dshkit/tools'
@@ -8,6 +8,7 @@ import SessionStoreJsonl from '@dshkit/session-store-jsonl'
 import AgentLoop from '@dshkit/agent-loop'
 import FsLocal from '@dshkit/fs-local'
 import FsSandbox from '@dshkit/fs-sandbox'
+import { GRANTS_GLOB, grantsFileIn, WORKSPACE_KEYS, WorkspaceConfig, writableGrants } from '@dshkit/workspace'
 import ToolFs from '@dshkit/tool-fs'
 import { BundledConfig as FsCheckpointConfig } from '@dshkit/fs-checkpoint'
 import PermissionPolicy from '@dshkit/permission-policy'
@@ -29,8 +30,7 @@ import McpClient from '@dshkit/mcp-client'
 import { SEAMS, type Seam } from './seams.js'
 
 /** Where dsh-base keeps user-approval's grants, under the first sandbox root; hidden from the tools by GRANTS_GLOB. */
-export const GRANTS_DIR = '.dshkit'
-const GRANTS_GLOB = `**/${GRANTS_DIR}/**`
+export { GRANTS_DIR } from '@dshkit/workspace'
 
 /** A composed plugin's key: `false` leaves it out, anything else is that plugin's own config (its own input type). */
 export type Part<S extends z.ZodType> = z.ZodOptional<z.ZodType<z.output<S> | false, z.input<S> | false>>
@@ -92,7 +92,7 @@ const Providers = strictConfig({
 })
 
 /** The keys shell-sandbox takes from fs-sandbox's config, so file tools and the shell share one set of rules. */
-export const SHARED_SANDBOX_KEYS = ['roots', 'readOnlyRoots', 'deny'] as const
+export const SHARED_SANDBOX_KEYS = WORKSPACE_KEYS
 const { roots: _roots, readOnlyRoots: _readOnlyRoots, deny: _deny, ...shellSandboxShape } = ShellSandbox.Config.unwrap().shape
 /** shell-sandbox's own keys (network, cwd, shell, bwrapPath, ...), without the shared rules. */
 const ShellSandboxPart = strictConfig(shellSandboxShape).prefault({})
@@ -122,7 +122,7 @@ function grantsFromSandbox(config: Record<string, any>) {
   if (config.providers?.approval || approval === false || (isObject(approval) && approval.grants !== undefined)) return config
   const roots = config['fs-sandbox']?.roots
   const root = Array.isArray(roots) && typeof roots[0] === 'string' ? roots[0] : '.'
-  return { ...config, 'user-approval': { ...(isObject(approval) ? approval : {}), grants: resolve(root, GRANTS_DIR, 'grants.json') } }
+  return { ...config, 'user-approval': { ...(isObject(approval) ? approval : {}), grants: grantsFileIn(root) } }
 }
 
 /** The model must not write its own grants or accepted hooks: file tools and the sandboxed shell never see a `.dshkit` folder. */
@@ -132,31 +132,13 @@ function hideGrants<C extends Record<string, any>>(config: C): C {
   return { ...config, 'fs-sandbox': { ...sandbox, deny: [...sandbox.deny, GRANTS_GLOB] } }
 }
 
-/**
- * A grants file the tools could write is a way for the model to approve itself: inside a writable sandbox root it must sit
- * in the root's own `.dshkit` folder (denied to the tools, hidden whole from the shell, and neither it nor the root can be
- * renamed from inside the sandbox). `sub/.dshkit` is refused: one `mv sub x` would leave a `sub/.dshkit` the shell can make.
- */
+/** A grants file the model's own tools could write is refused (see `writableGrants`). */
 function refuseWritableGrants(config: Record<string, any>, ctx: z.RefinementCtx) {
   const grants = config['user-approval']?.grants
-  const sandbox = config['fs-sandbox'] || (config['shell-sandbox'] ? FsSandbox.Config.parse(undefined) : undefined)
-  if (typeof grants !== 'string' || !sandbox) return
-  const file = resolve(grants)
-  const under = (folder: string) => {
-    const rel = relative(resolve(folder), file)
-    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : undefined
-  }
-  if (sandbox.readOnlyRoots.some((folder: string) => under(folder) !== undefined)) return
-  for (const root of sandbox.roots as string[]) {
-    const rel = under(root)
-    if (rel === undefined || (rel.split(sep)[0] === GRANTS_DIR && rel.split(sep).length > 1)) continue
-    ctx.addIssue({
-      code: 'custom',
-      path: ['user-approval', 'grants'],
-      message: `${file} lies in the sandbox root ${resolve(root)}, where the model's tools could write a grant for themselves (or rename a folder above it and make a new one); put it in the root's own ${GRANTS_DIR} folder (e.g. ${join(resolve(root), GRANTS_DIR, 'grants.json')}, the default), in a read-only root, or outside the roots`,
-    })
-    return
-  }
+  const workspace = config['fs-sandbox'] || (config['shell-sandbox'] ? WorkspaceConfig.parse(undefined) : undefined)
+  if (typeof grants !== 'string' || !workspace) return
+  const message = writableGrants(grants, workspace)
+  if (message) ctx.addIssue({ code: 'custom', path: ['user-approval', 'grants'], message })
 }
 
 /** One shell provider, chosen on purpose; and the sandbox's rules live in one place (fs-sandbox). */

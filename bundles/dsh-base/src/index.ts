@@ -1,6 +1,5 @@
 import { mkdir } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
-import { isWithin, resolveRealPathSync } from '@dshkit/fs'
+import { dirname } from 'node:path'
 import type { Context } from 'cordis'
 import Tools, { definePlugin } from '@dshkit/tools'
 import Session from '@dshkit/session'
@@ -8,10 +7,20 @@ import SessionStoreJsonl from '@dshkit/session-store-jsonl'
 import AgentLoop from '@dshkit/agent-loop'
 import FsLocal from '@dshkit/fs-local'
 import FsSandbox from '@dshkit/fs-sandbox'
+import {
+  pinnedFolders,
+  policyFiles,
+  policyGlobs,
+  realPath,
+  recordPaths,
+  refuseLinkedPolicyFiles,
+  spellingsOf,
+  withDeny,
+  WorkspaceConfig,
+} from '@dshkit/workspace'
 import ToolFs from '@dshkit/tool-fs'
 import FsCheckpoint from '@dshkit/fs-checkpoint'
 import PermissionPolicy from '@dshkit/permission-policy'
-import { ACCEPTED_HOOKS, HOOK_SETTINGS, pinnedFolders, policyGlobs, recordPaths, refuseLinkedPolicyFiles, spellingsOf } from './record-files.js'
 import UserApproval from '@dshkit/user-approval'
 import ApprovalWeb from '@dshkit/approval-web'
 import TimeoutPolicy from '@dshkit/timeout-policy'
@@ -78,10 +87,14 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   const checkpointDir = checkpoints && (checkpoints.dir ?? (jsonl ? `${config.log ?? jsonl.path}.checkpoints` : undefined))
   // Policy files (the record of what the agent did, the hook settings, cordis.yml and what it names): denied to the file
   // tools, hidden from the shell, their folders pinned so no rename above them unprotects them.
-  const policy = policyFiles(config, recordPaths(jsonl ? (config.log ?? jsonl.path) : undefined, checkpointDir || undefined))
-  const spelled = spellingsOf(policy)
+  // shell-sandbox confines by fs-sandbox's workspace (its defaults when fs-sandbox is off), plus the policy files' globs.
+  const workspace = config['fs-sandbox'] || WorkspaceConfig.parse(undefined)
+  const approval = config['user-approval']
+  const grants = approval ? approval.grants || undefined : undefined
+  const record = recordPaths(jsonl ? (config.log ?? jsonl.path) : undefined, checkpointDir || undefined)
+  const spelled = spellingsOf(policyFiles(workspace, { grants, protect: config.protect, record }))
   if (config['fs-sandbox'] || config['shell-sandbox']) refuseLinkedPolicyFiles(spelled)
-  const rules = sharedRules(config, policyGlobs(spelled))
+  const rules = withDeny(workspace, policyGlobs(spelled))
   plug(providers.fs)
   use(FsLocal, config['fs-local'])
   use(FsSandbox, config['fs-sandbox'] && { ...config['fs-sandbox'], deny: rules.deny })
@@ -89,7 +102,7 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   // A rewind touches only files under the roots the tools may write (a forged log could name any path).
   if (checkpoints && checkpointDir) use(FsCheckpoint, { roots: rules.roots, ...checkpoints, dir: checkpointDir })
   plug(providers.shell)
-  const pinned = pinnedFolders(spelled, rules.roots.map(real)).filter((dir) => !rules.roots.includes(dir))
+  const pinned = pinnedFolders(spelled, rules.roots.map(realPath)).filter((dir) => !rules.roots.includes(dir))
   use(ShellSandbox, config['shell-sandbox'] && { ...rules, roots: [...rules.roots, ...pinned], ...config['shell-sandbox'] })
   use(ShellLocal, config['shell-local'] ?? false)
   // Off (false) when no shell is: the tool would wait for ctx.shell forever.
@@ -117,33 +130,7 @@ export const apply = async (ctx: Context, input?: DshBaseConfigInput) => {
   await startedOrThrow(ctx)
   // The grants folder exists before any command runs, so the sandboxed shell hides it (read-only, empty) and no command
   // can plant a grant; made only once everything started, so a failed boot leaves nothing behind.
-  const grants = config['user-approval'] && config['user-approval'].grants
   if (grants && config['shell-sandbox']) await mkdir(dirname(grants), { recursive: true, mode: 0o700 }).catch(() => {})
-}
-
-/** Every file that decides what the model may do, or records what it did; the grants' `.dshkit` folder is denied whole. */
-function policyFiles(config: ReturnType<typeof Config.parse>, record: string[]): string[] {
-  const { roots } = config['fs-sandbox'] || FsSandbox.Config.parse(undefined)
-  const project = resolve(roots[0] ?? '.')
-  const grants = config['user-approval'] && config['user-approval'].grants
-  // The grants and the accepted hook settings sit in a hidden `.dshkit`; listed too, so a second hard link to them is refused.
-  const own = [...(grants ? [grants] : []), resolve(project, ACCEPTED_HOOKS)]
-  const all = [...record, ...own, ...config.protect.map((file) => resolve(project, file)), ...HOOK_SETTINGS.map((file) => resolve(project, file))]
-  // Outside the writable roots no tool writes anyway, and hiding a program cordis.yml names (`shell: /bin/bash`) would break it.
-  const writable = roots.map(real)
-  return all.filter((file) => {
-    const spellings = [real(file), resolve(file)]
-    return writable.some((root) => spellings.some((spelling) => isWithin(spelling, root)))
-  })
-}
-
-/** fs-sandbox's rule: the real path of the deepest existing folder, and the rest as written. */
-const real = (path: string) => resolveRealPathSync(resolve(path))
-
-/** shell-sandbox confines by fs-sandbox's roots, read-only roots and deny globs (its defaults when fs-sandbox is off), plus `extraDeny`. */
-function sharedRules(config: ReturnType<typeof Config.parse>, extraDeny: string[]) {
-  const { roots, readOnlyRoots, deny } = config['fs-sandbox'] || FsSandbox.Config.parse(undefined)
-  return { roots, readOnlyRoots, deny: [...deny, ...extraDeny.filter((glob) => !deny.includes(glob))] }
 }
 
 /** A plugin that cannot start fails dsh-base (cordis then disposes the rest): never a half-protected runtime. */

@@ -2,18 +2,12 @@ import nodePath from 'node:path'
 import type { Context } from 'cordis'
 import type { FsService } from '@dshkit/fs'
 import { definePlugin, type FsAccess, type PreToolDecision, type ToolDefinition, type ToolExecution } from '@dshkit/tools'
+import { Sandbox } from '@dshkit/workspace'
 import { Config, type ConfigInput } from './config.js'
-import { Sandbox } from './sandbox.js'
 
-export { Sandbox, type SandboxRules } from './sandbox.js'
+/** @deprecated import it from `@dshkit/workspace`, where the rules live */
+export { Sandbox, type SandboxRules } from '@dshkit/workspace'
 export { Config, type ConfigInput } from './config.js'
-
-declare module 'cordis' {
-  interface Events {
-    /** A shell provider hid these objects (`dev:ino`) from its latest command; the file tools deny them wherever they are now. */
-    'fs-sandbox/hidden'(identities: ReadonlySet<string>): void
-  }
-}
 
 export const name = 'fs-sandbox'
 export const inject = ['tools']

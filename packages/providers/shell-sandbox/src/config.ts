@@ -1,10 +1,10 @@
-import { Config as FsSandboxConfig } from '@dshkit/fs-sandbox'
 import { Config as ShellLocalConfig } from '@dshkit/shell-local'
 import { strictConfig } from '@dshkit/common'
+import { workspaceShape } from '@dshkit/workspace'
 import { z } from 'zod'
 
-// The very fields (and defaults) fs-sandbox takes, so one config object confines both the same way.
-const { roots, readOnlyRoots, deny } = FsSandboxConfig.unwrap().shape
+// The workspace's fields (and defaults), the very ones fs-sandbox takes, so one config object confines both the same way.
+const { roots, readOnlyRoots, deny } = workspaceShape
 // And shell-local's command defaults, so switching providers keeps the same keys.
 const { env, inheritEnv, defaultTimeoutMs, maxOutputBytes, graceMs, limits } = ShellLocalConfig.unwrap().shape
 

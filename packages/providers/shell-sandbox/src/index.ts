@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import nodePath from 'node:path'
 import type { Context } from 'cordis'
-import { Sandbox } from '@dshkit/fs-sandbox'
+import { Sandbox } from '@dshkit/workspace'
 import { baseEnvironment, commandDefaults, isDirectory } from '@dshkit/shell-local'
 import { definePlugin } from '@dshkit/tools'
 import { DEFAULT_LIMITS, type ResourceLimits, startProcess } from '@dshkit/process'
@@ -40,7 +40,7 @@ export class ShellSandboxUnavailableError extends Error {
 
 export const apply = async (ctx: Context, input?: ConfigInput) => {
   const config = Config.parse(input)
-  // fs-sandbox's own rules object: the same roots (as real paths) and the same deny matching.
+  // The workspace's rules object, fs-sandbox's too: the same roots (as real paths) and the same deny matching.
   const sandbox = new Sandbox(config)
   await sandbox.ready
   const { roots, readOnlyRoots } = sandbox.resolvedRoots()

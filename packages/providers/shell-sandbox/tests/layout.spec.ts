@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import { cleanup } from '@dshkit/testing'
-import { Sandbox } from '@dshkit/fs-sandbox'
+import { Sandbox } from '@dshkit/workspace'
 import { denyMatcher } from '../src/index.js'
 import { bootSandbox, makeTree } from './helpers.js'
 

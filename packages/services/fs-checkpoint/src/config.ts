@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { strictConfig } from '@dshkit/common'
+import { pathList } from '@dshkit/workspace'
 
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 
@@ -16,10 +17,10 @@ const shape = {
     .positive('maxFileBytes must be positive')
     .default(DEFAULT_MAX_FILE_BYTES)
     .describe('Largest file whose before-image is kept; a change to a larger file is refused.'),
-  roots: z
-    .array(z.string().min(1, 'roots must be folder paths'), { error: 'roots must be a list of folder paths' })
+  // The workspace's roots, as @dshkit/workspace checks them (no default: unset means any path the log names).
+  roots: pathList('roots', 'roots must be a list of folder paths')
     .optional()
-    .describe("Only files under these folders are ever rewound, whatever the log names (dsh-base: fs-sandbox's roots)."),
+    .describe("Only files under these folders are ever rewound, whatever the log names (dsh-base: the workspace's roots)."),
 }
 
 export const Config = strictConfig(shape).prefault({} as { dir: string })

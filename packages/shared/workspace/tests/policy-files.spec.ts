@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import { cleanup, tempDir } from '@dshkit/testing'
-import { pinnedFolders, spellingsOf } from '../src/record-files.js'
+import { pinnedFolders, spellingsOf } from '../src/index.js'
 
 afterEach(cleanup)
 

@@ -1,12 +1,17 @@
 import { lstatSync } from 'node:fs'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { isWithin, resolveRealPathSync } from '@dshkit/fs'
+import type { WorkspaceConfig } from './config.js'
+
+/** The project's own hidden folder (user-approval's grants, the accepted hook settings): denied whole by GRANTS_GLOB. */
+export const GRANTS_DIR = '.dshkit'
+export const GRANTS_GLOB = `**/${GRANTS_DIR}/**`
 
 /** The hook settings files the bridges read in a project (relative to the first root): never the model's to write. */
 export const HOOK_SETTINGS = ['.claude/settings.json', '.claude/settings.local.json', '.codex/hooks.json', '.codex/config.toml']
 
 /** Where the hook bridges keep the settings a person accepted (hook-protocol's ACCEPTED_FILE), relative to the first root. */
-export const ACCEPTED_HOOKS = '.dshkit/hooks-accepted.json'
+export const ACCEPTED_HOOKS = `${GRANTS_DIR}/hooks-accepted.json`
 
 /** A path as a picomatch glob that matches only itself. */
 const literal = (path: string) => path.replace(/[\\*?[\]{}()!+@|]/g, '\\$&')
@@ -68,4 +73,37 @@ export function pinnedFolders(spelled: readonly string[], roots: readonly string
     }
   }
   return [...pinned]
+}
+
+/** fs-sandbox's rule: the real path of the deepest existing folder, and the rest as written. */
+export const realPath = (path: string) => resolveRealPathSync(resolve(path))
+
+/** What decides what the model may do, or records what it did, besides the workspace's own config. */
+export interface PolicyFileSources {
+  /** user-approval's grants file, when there is one. */
+  grants?: string
+  /** Further policy files (dsh-base's `protect`), relative to the first root. */
+  protect: readonly string[]
+  /** The record of what the agent did (`recordPaths`). */
+  record: readonly string[]
+}
+
+/** Every policy file inside a writable root: outside them no tool writes anyway, and a program cordis.yml names must stay visible. */
+export function policyFiles(workspace: Pick<WorkspaceConfig, 'roots'>, sources: PolicyFileSources): string[] {
+  const { roots } = workspace
+  const project = resolve(roots[0] ?? '.')
+  // The grants and the accepted hook settings sit in a hidden `.dshkit`; listed too, so a second hard link to them is refused.
+  const own = [...(sources.grants ? [sources.grants] : []), resolve(project, ACCEPTED_HOOKS)]
+  const named = [...sources.protect, ...HOOK_SETTINGS].map((file) => resolve(project, file))
+  const writable = roots.map(realPath)
+  return [...sources.record, ...own, ...named].filter((file) => {
+    const spellings = [realPath(file), resolve(file)]
+    return writable.some((root) => spellings.some((spelling) => isWithin(spelling, root)))
+  })
+}
+
+/** The workspace's rules with `extraDeny` added to its deny globs (each once): what the sandboxed shell confines by. */
+export function withDeny(workspace: WorkspaceConfig, extraDeny: readonly string[]): WorkspaceConfig {
+  const { roots, readOnlyRoots, deny } = workspace
+  return { roots, readOnlyRoots, deny: [...deny, ...extraDeny.filter((glob) => !deny.includes(glob))] }
 }
