@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { promises as fsp } from 'node:fs'
 import nodePath from 'node:path'
 import { snapshotJson } from '@dshkit/common'
-import { Rule } from '@dshkit/permission-policy'
+import { Rule } from '@dshkit/rules'
 import { z } from 'zod'
 import { GrantsFileError, type Grant, type GrantRule } from './types.js'
 

@@ -1,6 +1,6 @@
 import { promises as fsp } from 'node:fs'
 import type { ToolExecution } from '@dshkit/tools'
-import { PermissionRules, type PathLookup } from '@dshkit/permission-policy'
+import { PermissionRules, type PathLookup } from '@dshkit/rules'
 import { loadCommandParser } from '@dshkit/bash'
 import { checkGrantRule, newGrantId, readGrantsFile, writeGrantsFile, type GrantsFile } from './grants-file.js'
 import { cleanSummary, ruleSummary } from './summary.js'

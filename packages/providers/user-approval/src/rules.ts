@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import type { ToolExecution } from '@dshkit/tools'
-import { checkRule, describeRule, pathArguments, redirectTargets, type ToolView } from '@dshkit/permission-policy'
+import { checkRule, describeRule, pathArguments, redirectTargets, type ToolView } from '@dshkit/rules'
 import type { RuleContext } from './grants.js'
 import type { GrantRule } from './types.js'
 
