@@ -1,6 +1,5 @@
 import type { TraceDetail } from '@dshkit/tools'
-import type { CompiledRule } from './rules.js'
-import type { Verdict } from './verdict.js'
+import type { CompiledRule, Verdict } from '@dshkit/rules'
 
 /**
  * What the trace shows for a verdict: the matched rule (its number from 1 as in messages, its index, the rule as

@@ -4,19 +4,27 @@ import type { FsService } from '@dshkit/fs'
 import { Config, type ConfigInput } from './config.js'
 import type { ShellService } from '@dshkit/shell'
 import { loadCommandParser } from '@dshkit/bash'
-import { pathArguments, redirectTargets } from './paths.js'
-import type { Decision } from './rules.js'
-import { PermissionRules } from './verdict.js'
+import { PermissionRules, pathArguments, redirectTargets, type Decision } from '@dshkit/rules'
 import { verdictDetail } from './detail.js'
 import { watchRules } from './watch.js'
 
-export type { Decision, PathForm, PathLookup } from './rules.js'
-export { pathArguments, redirectTargets } from './paths.js'
-export { describeRule } from './rules.js'
-export { Config, Rule, type ConfigInput } from './config.js'
-export { PermissionRules, type Verdict } from './verdict.js'
+// The rule language lives in @dshkit/rules; these stay exported here for code that imported them from the policy.
+export {
+  checkRule,
+  describeRule,
+  pathArguments,
+  PermissionRules,
+  redirectTargets,
+  Rule,
+  type Decision,
+  type PathForm,
+  type PathLookup,
+  type RuleCheck,
+  type ToolView,
+  type Verdict,
+} from '@dshkit/rules'
+export { Config, type ConfigInput } from './config.js'
 export { verdictDetail } from './detail.js'
-export { checkRule, type RuleCheck, type ToolView } from './rule-check.js'
 export { RuleCheckError } from './watch.js'
 
 export const name = 'permission-policy'

@@ -1,8 +1,6 @@
 import type { Context } from 'cordis'
 import { escapeControls } from '@dshkit/common'
-import type { Rule } from './rules.js'
-import { checkRule, type RuleCheck, type ToolView } from './rule-check.js'
-import type { PermissionRules } from './verdict.js'
+import { checkRule, type PermissionRules, type Rule, type RuleCheck, type ToolView } from '@dshkit/rules'
 
 /** A rule that can never match, found at start: the plugin does not start. */
 export class RuleCheckError extends Error {

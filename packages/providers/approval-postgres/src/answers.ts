@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import type { ApprovalAnswer } from '@dshkit/tools'
-import { callSummary, checkGrantRule, matchableRule, type AnsweredBy, type ApprovalResponse, type GrantInput } from '@dshkit/user-approval'
-import type { AskOutcome } from '@dshkit/user-approval'
+import { callSummary, type AnsweredBy, type ApprovalResponse, type AskOutcome, type GrantInput } from '@dshkit/approval'
+import { checkGrantRule, matchableRule } from '@dshkit/rules'
 import type { AskRow, Ending } from './asks.js'
 
 /** Only the documented shapes allow; anything else denies, saying what was answered (fail closed, as user-approval does). */

@@ -1,8 +1,8 @@
 import type pg from 'pg'
-import type { PendingAsk, StaleRequest } from '@dshkit/user-approval'
+import type { PendingAsk, StaleRequest } from '@dshkit/approval'
 import { type Db, notify } from './db.js'
 import { insertGrant } from './grant-rows.js'
-import type { Grant, GrantInput } from '@dshkit/user-approval'
+import type { Grant, GrantInput } from '@dshkit/approval'
 
 /** A row of dshkit_approval_requests. */
 export interface AskRow {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type pg from 'pg'
-import { checkGrantRule, ruleSummary, type Grant, type GrantInput, type GrantRule } from '@dshkit/user-approval'
+import { ruleSummary, type Grant, type GrantInput, type GrantRule } from '@dshkit/approval'
+import { checkGrantRule } from '@dshkit/rules'
 import { escapeControls } from '@dshkit/common'
 
 const hex64 = /^[0-9a-f]{64}$/

@@ -1,8 +1,8 @@
 import type { Context } from 'cordis'
 import type { ToolExecution } from '@dshkit/tools'
-import { PermissionRules, pathArguments, redirectTargets } from '@dshkit/permission-policy'
+import { PermissionRules, pathArguments, redirectTargets } from '@dshkit/rules'
 import { loadCommandParser } from '@dshkit/bash'
-import type { Grant, GrantInput, GrantsApi } from '@dshkit/user-approval'
+import type { Grant, GrantInput, GrantsApi } from '@dshkit/approval'
 import { type Db, notify } from './db.js'
 import { grantOf, insertGrant, type GrantRow } from './grant-rows.js'
 

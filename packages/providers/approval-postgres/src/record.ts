@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import type { AskOutcome } from '@dshkit/user-approval'
+import type { AskOutcome } from '@dshkit/approval'
 import type { AskRow } from './asks.js'
 
 interface SessionLike {

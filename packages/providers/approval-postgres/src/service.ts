@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import { type Context, Service } from 'cordis'
-import type { ApprovalAnswer, ApprovalRequest, ApprovalService, ToolExecution } from '@dshkit/tools'
+import type { ApprovalAnswer, ApprovalRequest, ToolExecution } from '@dshkit/tools'
 import {
   AskEnded,
   argumentsHash,
   callSummary,
   recorder,
   type AnswerOutcome,
+  type ApprovalProvider,
   type AnsweredBy,
   type ApprovalAsk,
   type ApprovalResponse,
@@ -14,7 +15,7 @@ import {
   type PendingAsk,
   type Responder,
   type StaleRequest,
-} from '@dshkit/user-approval'
+} from '@dshkit/approval'
 import { type AskRow, askOf, finishAsk, insertAsk } from './asks.js'
 import { answerOf, checkResponse, endingOf, outcomeOf } from './answers.js'
 import type { Change, Db } from './db.js'
@@ -23,7 +24,7 @@ import { answeredEvent, requestedEvent, sessionIdOf } from './record.js'
 import { Team } from './team.js'
 import { Revocations } from './revocations.js'
 
-// `ctx.approval` stays typed as user-approval's service (whose shape this one has): one declaration per key.
+// `ctx.approval` is typed by the seam (@dshkit/approval), whose interface this implements.
 
 export interface PostgresApprovalOptions {
   db: Db
@@ -46,9 +47,9 @@ const ALLOW: ApprovalAnswer = Object.freeze({ kind: 'allow' })
 /**
  * The `approval` service on PostgreSQL: every ask is a row the whole team sees (LISTEN/NOTIFY), any worker's
  * responders or page may answer it, and the first answer wins (one UPDATE … WHERE status = 'pending').
- * The same shape as @dshkit/user-approval's service, so approval-web serves it.
+ * It implements the seam's ApprovalProvider, as user-approval does, so approval-web serves it.
  */
-export class PostgresApproval extends Service implements ApprovalService {
+export class PostgresApproval extends Service implements ApprovalProvider {
   readonly grants: PgGrants
   readonly responder = 'team' as const
   readonly workspace: string

@@ -1,5 +1,5 @@
 import { deepFreeze } from '@dshkit/common'
-import { AskEnded, argumentsHash, type StaleRequest } from '@dshkit/user-approval'
+import { AskEnded, argumentsHash, type StaleRequest } from '@dshkit/approval'
 import { type AskRow, askOf, pendingAsks, readAsk, staleAsks, staleOf, sweepStale } from './asks.js'
 import type { Change, Db } from './db.js'
 import type { Watched } from './service.js'

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { argumentsHash } from '@dshkit/user-approval'
+import { argumentsHash } from '@dshkit/approval'
 import { freshSchema, sql, until, useServer, worker } from './helpers.js'
 
 const server = useServer()

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { checkGrantRule, ruleSummary, type ApprovalResponse, type GrantRule } from '@dshkit/user-approval'
+import { ruleSummary, type ApprovalResponse, type GrantRule } from '@dshkit/approval'
+import { checkGrantRule } from '@dshkit/rules'
 import type { Outcome } from './board.js'
 
 /** What the page posts to /api/answer. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type Context, Service } from 'cordis'
 import { escapeControls } from '@dshkit/common'
-import type { AnswerOutcome, ApprovalAsk, AskOutcome, Grant, PendingAsk, StaleRequest } from '@dshkit/user-approval'
+import type { AnswerOutcome, ApprovalAsk, AskOutcome, Grant, PendingAsk, StaleRequest } from '@dshkit/approval'
 import { AnswerBody, decide } from './answers.js'
 import { Board, type BoardMessage, type Outcome } from './board.js'
 import { readJson } from './body.js'
@@ -65,7 +65,10 @@ export class ApprovalWeb extends Service {
     const { approval } = ctx
     const missing = ['answer', 'respond', 'stale'].filter((name) => typeof (approval as any)[name] !== 'function')
     if (typeof approval.grants?.list !== 'function') missing.push('grants')
-    if (missing.length) throw new Error(`approval-web needs the approval service of @dshkit/user-approval (this one has no ${missing.join(', ')})`)
+    if (missing.length)
+      throw new Error(
+        `approval-web needs an approval service with responders (@dshkit/approval: user-approval, approval-postgres; this one has no ${missing.join(', ')})`,
+      )
     this.token = randomBytes(24).toString('base64url')
     this.url = `http://${urlHost(server.host)}:${server.port}/?token=${this.token}`
     this.board = new Board(config.recent)

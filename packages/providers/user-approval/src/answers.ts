@@ -1,6 +1,6 @@
 import type { ApprovalAnswer } from '@dshkit/tools'
-import { checkGrantRule } from './grants-file.js'
-import type { AnswerOutcome, ApprovalAsk, ApprovalResponse, GrantRule, Responder } from './types.js'
+import type { AnswerOutcome, ApprovalAsk, ApprovalResponse, GrantRule, Responder } from '@dshkit/approval'
+import { checkGrantRule } from '@dshkit/rules'
 
 /** The grant an allow asks to store: the exact call, a rule, or none. */
 export function grantWanted(response: Extract<ApprovalResponse, { kind: 'allow' }>): 'exact' | { rule: GrantRule } | undefined {

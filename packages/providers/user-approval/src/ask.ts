@@ -1,16 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ApprovalRequest } from '@dshkit/tools'
-import { argumentsHash } from './hash.js'
-import { callSummary } from './summary.js'
-import type { AnsweredBy, ApprovalAsk, ApprovalResponse, PendingAsk } from './types.js'
-
-/** How an ask ended, as the `approval/answered` event (session and cordis) carries it. */
-export interface AskOutcome {
-  decision: 'allow' | 'deny'
-  by: AnsweredBy
-  reason?: string
-  grantId?: string
-}
+import { argumentsHash, callSummary, type AnsweredBy, type ApprovalAsk, type ApprovalResponse, type AskOutcome, type PendingAsk } from '@dshkit/approval'
 
 /** What every responder is shown about the call, with the hash its answer binds to. */
 export function makeAsk(request: ApprovalRequest): ApprovalAsk {

@@ -1,29 +1,14 @@
 import type { Context } from 'cordis'
-import type { StaleRequest } from './types.js'
+import type { StaleRequest } from '@dshkit/approval'
 
 /** The parts of `ctx.session` (@dshkit/session) this package uses; structural, so the session stays optional. */
 interface SessionLike {
-  append(event: Record<string, unknown>): Promise<unknown>
   events(): readonly SessionEventLike[]
   recorded?(callId: string): 'none' | 'call' | 'result'
 }
 type SessionEventLike = Record<string, unknown> & { type: string }
 
 const OUTCOME_UNKNOWN = 'TOOL_OUTCOME_UNKNOWN'
-
-/** Appends approval events to `ctx.session` when there is one; a failed append is logged (as `source`), never fatal to the ask. */
-export function recorder(ctx: Context, source = 'user-approval') {
-  const logger = ctx.logger(source)
-  return async (event: Record<string, unknown>) => {
-    const session = ctx.get('session') as SessionLike | undefined
-    if (typeof session?.append !== 'function') return
-    try {
-      await session.append(event)
-    } catch (error) {
-      logger.warn('could not record %s in the session: %s', event.type, (error as Error).message)
-    }
-  }
-}
 
 /**
  * Asks the session recorded with no answer and that this process is not waiting on: an earlier

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto'
 import { promises as fsp } from 'node:fs'
 import nodePath from 'node:path'
 import { snapshotJson } from '@dshkit/common'
-import { Rule } from '@dshkit/permission-policy'
+import type { Grant } from '@dshkit/approval'
+import { checkGrantRule } from '@dshkit/rules'
 import { z } from 'zod'
-import { GrantsFileError, type Grant, type GrantRule } from './types.js'
+import { GrantsFileError } from './errors.js'
 
 /** The file's shape: `{ "version": 1, "grants": [...] }`. */
 export interface GrantsFile {
@@ -33,21 +34,6 @@ const fileSchema = z.strictObject({
   version: z.literal(1, 'version must be 1'),
   grants: z.array(grantSchema),
 })
-
-/**
- * A rule as permission-policy reads an allow rule: its own schema checks globs and command
- * patterns, so a grant rule means exactly what the same rule would mean in permission-policy.
- */
-export function checkGrantRule(value: unknown): GrantRule {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new TypeError('a grant rule must be an object { tool, when?, command?, writes? }')
-  if ('decision' in value || 'reason' in value) throw new TypeError('a grant rule takes no `decision` or `reason` (it always allows)')
-  const parsed = Rule.safeParse({ ...value, decision: 'allow' })
-  if (!parsed.success) {
-    throw new TypeError(parsed.error.issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; '))
-  }
-  const { tool, when, command, writes } = parsed.data
-  return { tool, ...(when && { when: { ...when } }), ...(command !== undefined && { command }), ...(writes !== undefined && { writes }) }
-}
 
 /** Parses and checks the file's text; throws GrantsFileError naming the file and the problem. */
 export function parseGrantsFile(file: string, text: string): GrantsFile {

@@ -1,10 +1,11 @@
 import { promises as fsp } from 'node:fs'
 import type { ToolExecution } from '@dshkit/tools'
-import { PermissionRules, type PathLookup } from '@dshkit/permission-policy'
+import { PermissionRules, type PathLookup } from '@dshkit/rules'
 import { loadCommandParser } from '@dshkit/bash'
-import { checkGrantRule, newGrantId, readGrantsFile, writeGrantsFile, type GrantsFile } from './grants-file.js'
-import { cleanSummary, ruleSummary } from './summary.js'
-import { GrantsFileError, type Grant, type GrantInput, type GrantsApi } from './types.js'
+import { cleanSummary, ruleSummary, type Grant, type GrantInput, type GrantsApi } from '@dshkit/approval'
+import { checkGrantRule } from '@dshkit/rules'
+import { GrantsFileError } from './errors.js'
+import { newGrantId, readGrantsFile, writeGrantsFile, type GrantsFile } from './grants-file.js'
 
 /** Where rule grants look up paths and shell redirections, as permission-policy does. */
 export interface RuleContext {

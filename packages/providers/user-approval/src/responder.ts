@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import type { ShellFacts } from './shell-call.js'
 import { TtyResponder } from './tty.js'
-import type { Responder } from './types.js'
+import type { Responder } from '@dshkit/approval'
 
 /** Who answers an ask when no programmatic responder does, as the options choose it. */
 export interface ConfiguredResponder {

@@ -1,40 +1,29 @@
 import { type Context, Service } from 'cordis'
-import type { ApprovalAnswer, ApprovalRequest, ApprovalService, ToolExecution } from '@dshkit/tools'
-import { askResponders, checkResponse, deny, grantWanted, refuse } from './answers.js'
-import { answeredEvent, type AskOutcome, endedReason, makeAsk, publicAsk, requestedEvent } from './ask.js'
-import { recorder, staleRequests } from './durable.js'
-import { GrantStore } from './grants.js'
-import { argumentsHash } from './hash.js'
-import { configuredResponder } from './responder.js'
-import { matchableRule, ruleContext } from './rules.js'
-import { callSummary } from './summary.js'
-import type { TtyResponder } from './tty.js'
+import type { ApprovalAnswer, ApprovalRequest, ToolExecution } from '@dshkit/tools'
 import {
   AskEnded,
+  recorder,
+  argumentsHash,
+  callSummary,
   type AnswerOutcome,
   type AnsweredBy,
   type ApprovalAsk,
+  type ApprovalProvider,
   type ApprovalResponse,
+  type AskOutcome,
   type Grant,
   type PendingAsk,
   type Responder,
   type StaleRequest,
-} from './types.js'
-
-export type { AskOutcome } from './ask.js'
-export { matchableRule } from './rules.js'
-
-declare module 'cordis' {
-  interface Context {
-    approval: UserApproval
-  }
-  interface Events {
-    /** An ask is waiting for an answer (not emitted when a grant answers at once). */
-    'approval/requested'(ask: PendingAsk): void
-    /** An ask ended: answered, granted, timed out, cancelled or stopped. */
-    'approval/answered'(ask: PendingAsk, outcome: AskOutcome): void
-  }
-}
+} from '@dshkit/approval'
+import { matchableRule } from '@dshkit/rules'
+import { askResponders, checkResponse, deny, grantWanted, refuse } from './answers.js'
+import { answeredEvent, endedReason, makeAsk, publicAsk, requestedEvent } from './ask.js'
+import { staleRequests } from './durable.js'
+import { GrantStore } from './grants.js'
+import { configuredResponder } from './responder.js'
+import { ruleContext } from './rules.js'
+import type { TtyResponder } from './tty.js'
 
 export interface ApprovalOptions {
   responder: 'auto' | 'headless' | 'tty'
@@ -68,7 +57,7 @@ const ALLOW: ApprovalAnswer = Object.freeze({ kind: 'allow' })
 const MAX_SETTLED = 1000
 
 /** The `approval` service: answers the registry's `ask` once, from a stored grant or through the responders in turn. */
-export class UserApproval extends Service implements ApprovalService {
+export class UserApproval extends Service implements ApprovalProvider {
   /** The stored "always" answers, shared by every responder. */
   readonly grants: GrantStore
   private readonly state: State
@@ -79,7 +68,7 @@ export class UserApproval extends Service implements ApprovalService {
     super(ctx, 'approval')
     this.timeoutMs = options.timeoutMs
     this.grants = new GrantStore(options.grants || undefined, ruleContext(ctx))
-    this.record = recorder(ctx)
+    this.record = recorder(ctx, 'user-approval')
     const { kind, respond: configured, tty } = configuredResponder(ctx, options)
     this.state = { handlers: [], pending: new Map(), settled: new Set(), configured, kind, tty, stopped: false }
     const state = this.state

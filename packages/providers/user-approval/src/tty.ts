@@ -1,10 +1,8 @@
 import type { Socket } from 'node:net'
 import { StringDecoder } from 'node:string_decoder'
 import type { ApprovalRequest } from '@dshkit/tools'
-import { argumentsHash } from './hash.js'
-import { previewJson, previewText } from './preview.js'
+import { argumentsHash, previewJson, previewText, type ApprovalResponse, type Responder } from '@dshkit/approval'
 import { shellCallLines, type ShellFacts } from './shell-call.js'
-import type { ApprovalResponse, Responder } from './types.js'
 
 export interface TtyOptions {
   /** Where answers are read from, line by line (default `process.stdin`). */

@@ -23,7 +23,7 @@ export interface ApprovalAsk extends ApprovalRequest {
 }
 
 /**
- * A rule grant: allows calls the way a permission-policy allow rule would (same matching):
+ * A rule grant: allows calls the way a permission-policy allow rule would (same matching, @dshkit/rules):
  * `tool` glob, `when` argument-path globs, and for the shell `command` patterns (and `writes`).
  */
 export interface GrantRule {
@@ -88,11 +88,11 @@ export type GrantInput =
   | { kind: 'exact'; tool: string; argumentsHash: string; summary?: string; by?: string }
   | { kind: 'rule'; rule: GrantRule; summary?: string; by?: string }
 
-/** `ctx.approval.grants`: the grants file, shared by every responder of this process (and others using the same file). */
+/** `ctx.approval.grants`: the stored grants, shared by every responder (user-approval: a file; approval-postgres: a table). */
 export interface GrantsApi {
   /** The file grants are kept in, or undefined when they live in memory only (`grants: false`). */
   readonly file: string | undefined
-  /** Every grant, oldest first; throws GrantsFileError when the file is unreadable or malformed. */
+  /** Every grant, oldest first; throws when the store cannot be read (user-approval: GrantsFileError). */
   list(): Promise<Grant[]>
   add(grant: GrantInput): Promise<Grant>
   /** Removes a grant; resolves false when no grant has that id. */
@@ -105,8 +105,16 @@ export type PendingAsk = Omit<ApprovalAsk, 'exec'>
 /** What `approval.answer()` did. */
 export type AnswerOutcome = { ok: true } | { ok: false; reason: 'unknown' | 'stale' | 'answered' | 'mismatch'; message: string }
 
-/** How an ask ended, as `approval/answered` records it. */
+/** Who or what ended an ask, as `approval/answered` records it. */
 export type AnsweredBy = 'responder' | 'answer' | 'grant' | 'timeout' | 'cancelled' | 'stopped' | 'error'
+
+/** How an ask ended, as the `approval/answered` event (session and cordis) carries it. */
+export interface AskOutcome {
+  decision: 'allow' | 'deny'
+  by: AnsweredBy
+  reason?: string
+  grantId?: string
+}
 
 /**
  * An ask recorded in the session by an earlier process that ended before it was answered.
@@ -134,15 +142,4 @@ export interface StaleRequest {
 /** Why an ask ended without an answer; it is `signal.reason` for the responder. */
 export class AskEnded extends Error {
   override name = 'AskEnded'
-}
-
-/** The grants file cannot be read, parsed or holds something that is not a grant. */
-export class GrantsFileError extends Error {
-  override name = 'GrantsFileError'
-  constructor(
-    readonly file: string,
-    problem: string,
-  ) {
-    super(`grants file ${file}: ${problem}`)
-  }
 }
