@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import DshBase, { settle } from '../src/index.js'
 // dsh-base does not bundle hooks; the real plugin and its fixture hook are taken from their package.
 import HooksClaudeCode from '../../../packages/policies/hooks-claude-code/lib/index.js'
+import { propertySeed } from '@dshkit/testing'
 
 const protectSecrets = fileURLToPath(new URL('../../../packages/policies/hooks-claude-code/tests/fixtures/protect-secrets.sh', import.meta.url))
 const PROTECTED = '{ "name": "victim" }\n'
@@ -78,7 +79,7 @@ const call = fc.record({
 })
 
 test('odd keys never make a body act on what the rules and the hook deny for the plain spelling', async () => {
-  const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
+  const seed = propertySeed()
   console.log(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)
   let n = 0
   await fc.assert(

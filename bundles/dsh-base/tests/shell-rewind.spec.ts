@@ -7,6 +7,7 @@ import fc from 'fast-check'
 import { afterEach, expect, test } from 'vitest'
 import DshBase from '../src/index.js'
 import { disposeTop } from './helpers.js'
+import { propertySeed } from '@dshkit/testing'
 
 let dir: string | undefined
 let ctx: Context | undefined
@@ -100,7 +101,7 @@ const edit = fc.oneof(
 const call = fc.array(edit, { minLength: 1, maxLength: 3 }).map((edits) => `${edits.join(' 2>/dev/null; ')} 2>/dev/null; true`)
 
 test('random shell edits, rewound to a random call, leave the files byte-identical to before that call (property, seed printed)', async () => {
-  const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
+  const seed = propertySeed()
   console.info(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)
   await fc.assert(
     fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 4 }), fc.nat(), async (commands, pick) => {

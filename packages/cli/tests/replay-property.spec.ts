@@ -5,7 +5,7 @@ import fc from 'fast-check'
 import DshBase from '@dshkit/dsh-base'
 import type {} from '@dshkit/agent-loop'
 import type {} from '@dshkit/user-approval'
-import { cleanup, plug, tempDir } from '@dshkit/testing'
+import { cleanup, plug, tempDir, propertySeed } from '@dshkit/testing'
 import { afterAll, expect, it } from 'vitest'
 import type { Judgement } from '../src/judgement.js'
 import { compare, recordedCalls } from '../src/replay-diff.js'
@@ -55,7 +55,7 @@ async function bootPolicy(root: string, config: { rules: object[]; default: stri
 }
 
 it('explain agrees with a real run, and replaying a log under its own config changes nothing', { timeout: 120_000 }, async () => {
-  const seed = Number(process.env.DSHKIT_PROPERTY_SEED ?? Date.now() % 2 ** 31)
+  const seed = propertySeed('DSHKIT_PROPERTY_SEED')
   console.log(`replay property seed: ${seed} (rerun with DSHKIT_PROPERTY_SEED=${seed})`)
   let runs = 0
   await fc.assert(

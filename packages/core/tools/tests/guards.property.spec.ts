@@ -16,7 +16,8 @@ const plan = fc.array(
   { maxLength: 8 },
 )
 
-const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
+// @dshkit/testing's propertySeed() rule (that kit depends on this package): fixed by default, FC_SEED=random hunts.
+const seed = process.env.FC_SEED === 'random' ? Date.now() % 2 ** 31 : Number(process.env.FC_SEED ?? 20261208)
 
 test('no listener order, prepend or short-circuiting allow turns a guard denial into permission', async () => {
   console.log(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)

@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { resolveRealPath, isWithin } from '@dshkit/fs'
 import { expect, test } from 'vitest'
 import { SECRET, setup, snapshot, textOf } from './helpers.js'
+import { propertySeed } from '@dshkit/testing'
 
 const segment = fc.constantFrom(
   '..',
@@ -34,7 +35,7 @@ test('for any path built from the corpus pieces, nothing outside the root is rea
   const { run, root, outside } = await setup()
   const outsideBefore = await snapshot(outside)
   const secretsBefore = [await readFile(`${root}/.env`, 'utf8'), await readFile(`${root}/.git/config`, 'utf8')]
-  const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
+  const seed = propertySeed()
   console.info(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)
   await fc.assert(
     fc.asyncProperty(call, async ({ tool, segments, absolute }) => {

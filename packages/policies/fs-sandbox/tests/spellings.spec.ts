@@ -2,6 +2,7 @@ import { basename } from 'node:path'
 import fc from 'fast-check'
 import { expect, test } from 'vitest'
 import { expectDenied, setup, snapshot } from './helpers.js'
+import { propertySeed } from '@dshkit/testing'
 
 const SPELLINGS = (root: string) => ({
   '.env': ['.env', '.env/', '.env//', './.env', 'x/../.env', 'src//../.env', `src/../../${basename(root)}/.env`, `${root}/.env`, `${root}//.env/`],
@@ -71,7 +72,7 @@ function spellingOf(root: string, segments: string[]) {
 test('property: no equivalent spelling of .env or .git/config gets past the sandbox', async () => {
   const { run, root } = await setup()
   const before = await snapshot(root)
-  const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
+  const seed = propertySeed()
   console.info(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)
   const call = fc.record({
     tool: fc.constantFrom('fs_read', 'fs_write', 'fs_edit'),

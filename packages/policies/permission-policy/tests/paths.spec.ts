@@ -5,7 +5,7 @@ import fc from 'fast-check'
 import LocalFs from '@dshkit/fs-local'
 import ToolFs from '@dshkit/tool-fs'
 import { defineTool } from '@dshkit/tools'
-import { boot, cleanup, tempDir } from '@dshkit/testing'
+import { boot, cleanup, tempDir, propertySeed } from '@dshkit/testing'
 import { afterEach, expect, test } from 'vitest'
 import { z } from 'zod'
 import PermissionPolicy, { type ConfigInput } from '../src/index.js'
@@ -153,7 +153,7 @@ function spellingOf(root: string, segments: string[]) {
 
 test('property: no equivalent spelling of a protected file gets past `deny when path=**/package.json`', async () => {
   const { root, run, unchanged } = await workspace(denyPackageJson)
-  const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
+  const seed = propertySeed()
   console.info(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)
   const call = fc.record({
     tool: fc.constantFrom('fs_write', 'fs_edit', 'fs_read'),

@@ -3,6 +3,7 @@ import picomatch from 'picomatch'
 import { expect, test } from 'vitest'
 import type { Rule } from '../src/index.js'
 import { setup } from './helpers.js'
+import { propertySeed } from '@dshkit/testing'
 
 const tools = ['fs_write', 'fs_read', 'shell'] as const
 const paths = ['src/a.ts', 'src/b.lock', 'pkg/c.lock', 'README.md'] as const
@@ -19,7 +20,7 @@ const rule: fc.Arbitrary<Rule> = fc.record(
 const matches = (r: Rule, name: string, path: string) =>
   picomatch(r.tool, { dot: true })(name) && Object.entries(r.when ?? {}).every(([key, glob]) => key === 'path' && picomatch(glob, { dot: true })(path))
 
-const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
+const seed = propertySeed()
 
 test('deny if any deny rule matches, else ask if any ask rule matches, else allow — in any order', async () => {
   console.log(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)

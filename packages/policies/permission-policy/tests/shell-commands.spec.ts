@@ -2,7 +2,7 @@ import { mkdir, symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import LocalFs from '@dshkit/fs-local'
 import LocalShell from '@dshkit/shell-local'
-import { boot, cleanup, tempDir } from '@dshkit/testing'
+import { boot, cleanup, tempDir, propertySeed } from '@dshkit/testing'
 import { defineTool, type ApprovalRequest } from '@dshkit/tools'
 import fc from 'fast-check'
 import { afterEach, expect, test } from 'vitest'
@@ -147,7 +147,7 @@ test.each([
   await expect(ctx.plugin(PermissionPolicy, config as never)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining(message) })
 })
 
-const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
+const seed = propertySeed()
 
 test('property: appending `; <denied command>` or `&& <denied command>` to an allowed line never yields allow', async () => {
   console.log(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)

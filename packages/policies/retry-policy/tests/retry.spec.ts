@@ -4,7 +4,7 @@ import fc from 'fast-check'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { z } from 'zod'
 import RetryPolicy, { backoffDelay, type Config } from '../src/index.js'
-import { sleep } from '@dshkit/testing'
+import { sleep, propertySeed } from '@dshkit/testing'
 
 /** A tool that fails its first `failures` runs with a thrown error, then succeeds. */
 function flaky(failures: number, extra: Partial<ToolDefinition> = {}) {
@@ -178,7 +178,7 @@ describe('never retried', () => {
   })
 })
 
-const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
+const seed = propertySeed()
 
 test('backoff is full jitter under an exponential cap', () => {
   console.log(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)

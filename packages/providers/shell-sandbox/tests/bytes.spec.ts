@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { afterEach, expect, test } from 'vitest'
-import { cleanup } from '@dshkit/testing'
+import { cleanup, propertySeed } from '@dshkit/testing'
 import { bootSandbox, makeTree, SECRET } from './helpers.js'
 
 afterEach(cleanup)
@@ -23,7 +23,7 @@ const READ_ALL = 'find . -type f -exec cat {} + 2>/dev/null; grep -ra CANARY . 2
 test('a deny-glob file is hidden whatever bytes its name, or a folder on its path, holds (property, seed printed)', async () => {
   const { root } = await makeTree()
   const { shell } = await bootSandbox(root)
-  const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
+  const seed = propertySeed()
   console.info(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)
   let run = 0
   await fc.assert(
@@ -45,7 +45,7 @@ test('renaming a folder above a hidden file to a name that is not UTF-8 does not
   const { root } = await makeTree()
   // Direct mode: in a transaction a folder holding a hidden path is copied, not renamed (see transaction.spec.ts).
   const { shell } = await bootSandbox(root, { changes: 'direct' })
-  const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
+  const seed = propertySeed()
   console.info(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)
   let run = 0
   await fc.assert(

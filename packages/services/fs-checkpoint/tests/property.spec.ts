@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import fc from 'fast-check'
 import { afterEach, expect, test } from 'vitest'
-import { boot, cleanup, tempDir } from '@dshkit/testing'
+import { boot, cleanup, tempDir, propertySeed } from '@dshkit/testing'
 import LocalFs from '@dshkit/fs-local'
 import Session from '@dshkit/session'
 import ToolFs from '@dshkit/tool-fs'
@@ -32,7 +32,7 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
 }
 
 test('rewind to any call gives back the workspace byte for byte as it was before that call', { timeout: 120_000 }, async () => {
-  const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
+  const seed = propertySeed()
   console.log(`fs-checkpoint property test seed: ${seed} (rerun with FC_SEED=${seed})`)
   await fc.assert(
     fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 8 }), fc.nat(), fc.constantFrom(...files), async (calls, pick, initial) => {

@@ -3,6 +3,7 @@ import picomatch from 'picomatch'
 import type { ToolExecution } from '@dshkit/tools'
 import { describe, expect, test } from 'vitest'
 import { braceAlternatives, checkRule, declares, describeRule, PermissionRules, Rule } from '../src/index.js'
+import { propertySeed } from '@dshkit/testing'
 
 // The library on its own, no plugin: permission-policy's tests judge the same code through the pipeline.
 const call = (name: string, args: { [key: string]: string } = {}): ToolExecution => ({
@@ -67,7 +68,7 @@ describe('the matcher', () => {
   // The oracle matches with picomatch directly; the values here have one spelling each.
   const matches = (r: Rule, name: string, path: string) =>
     picomatch(r.tool, { dot: true })(name) && Object.entries(r.when ?? {}).every(([key, glob]) => key === 'path' && picomatch(glob, { dot: true })(path))
-  const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)
+  const seed = propertySeed()
 
   test('deny > ask > allow > default, whatever the order, naming the first rule of the winning kind', () => {
     console.log(`fast-check seed ${seed} (rerun with FC_SEED=${seed})`)
