@@ -67,7 +67,11 @@ const Server = strictConfig({
     issues.addIssue({ code: 'custom', path: ['oauth'], message: 'oauth applies to a url server, not a command one' })
   // Two sources of one header: which one the server sees would be an accident.
   if (server.oauth !== undefined && Object.keys(server.headers ?? {}).some((header) => header.toLowerCase() === 'authorization'))
-    issues.addIssue({ code: 'custom', path: ['headers'], message: 'a server with oauth gets its authorization header from OAuth; remove headers.authorization or oauth' })
+    issues.addIssue({
+      code: 'custom',
+      path: ['headers'],
+      message: 'a server with oauth gets its authorization header from OAuth; remove headers.authorization or oauth',
+    })
   if (server.enabled && server.disabled) {
     const both = server.enabled.filter((name) => server.disabled!.includes(name))
     if (both.length) issues.addIssue({ code: 'custom', path: ['disabled'], message: `${both.join(', ')} is both enabled and disabled; say one` })

@@ -119,7 +119,8 @@ export class ServerConnection {
     } catch (error) {
       client.onclose = undefined
       await transport.close().catch(() => {})
-      if (error instanceof UnauthorizedError && this.oauth && (this.state as ServerState) !== 'closed') return this.authorizeThenConnect(transport, authorizations)
+      if (error instanceof UnauthorizedError && this.oauth && (this.state as ServerState) !== 'closed')
+        return this.authorizeThenConnect(transport, authorizations)
       const exit = transport instanceof StdioTransport ? transport.exit : undefined
       // A process that ended says more than the SDK's "Connection closed"; a spawn failure already says it all.
       const why =
@@ -327,7 +328,7 @@ export class ServerConnection {
     if (client) client.onclose = undefined
     await client?.close().catch(() => {})
     await transport?.close().catch(() => {})
-    await this.oauth?.settle()
+    await this.oauth?.dispose()
   }
 }
 

@@ -29,10 +29,18 @@ const OAuthOptions = strictConfig({
     issues.addIssue({ code: 'custom', path: ['clientSecret'], message: 'clientSecret needs the clientId it belongs to' })
 })
 
-/** `oauth: true` (every default) or the options; the secret is never echoed by an error. */
-export const OAuth = z
-  .union([z.literal(true), OAuthOptions], { error: 'oauth must be true or { clientId?, clientSecret?, scope?, redirectUrl?, tokenAuthMethod?, … }' })
-  .transform((value) => (value === true ? OAuthOptions.parse({}) : value))
+const shape = 'oauth must be true or { clientId?, clientSecret?, scope?, redirectUrl?, tokenAuthMethod?, clientMetadataUrl?, authorizationTimeoutMs? }'
+
+/**
+ * `oauth: true` (every default) or the options. Not a union: zod reports a union's failure as one vague issue, and the
+ * options' own messages (a did-you-mean, a bad value) must reach the person. The secret is never echoed by an error.
+ */
+export const OAuth = z.preprocess((value, ctx) => {
+  if (value === true) return {}
+  if (value && typeof value === 'object' && !Array.isArray(value)) return value
+  ctx.addIssue({ code: 'custom', message: shape, input: value })
+  return {}
+}, OAuthOptions) as unknown as z.ZodType<OAuthOptions, true | z.input<typeof OAuthOptions>>
 
 export type OAuthOptions = z.infer<typeof OAuthOptions>
 
@@ -44,7 +52,7 @@ export interface AuthorizeRequest {
   signal: AbortSignal
 }
 /** Shows the person the authorization URL (or, headless, answers it); the code always arrives at the listener. */
-export type AuthorizeHandler = (request: AuthorizeRequest) => void | Promise<void>
+export type AuthorizeHandler = (request: AuthorizeRequest) => void | Promise<unknown>
 
 export const authorizeHandler = z.custom<AuthorizeHandler>((value) => typeof value === 'function', 'authorize must be a function (pass it from code)')
 

@@ -92,7 +92,9 @@ export class LoopbackListener {
     const code = url.searchParams.get('code')
     if (error || !code) {
       const description = url.searchParams.get('error_description')
-      expected.reject(new Error(`the authorization server refused: ${oneLine(error ?? 'no code')}${description ? ` (${oneLine(description).slice(0, 200)})` : ''}`))
+      expected.reject(
+        new Error(`the authorization server refused: ${oneLine(error ?? 'no code')}${description ? ` (${oneLine(description).slice(0, 200)})` : ''}`),
+      )
       return respond(400, 'Authorization was not granted; dshkit was told. You can close this tab.')
     }
     expected.resolve(code)

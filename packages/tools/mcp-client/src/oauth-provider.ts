@@ -29,6 +29,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private active: Flow | undefined
   /** Recent PKCE verifiers by challenge: two flows the SDK runs at once each get their own. */
   private readonly verifiers = new Map<string, string>()
+  private disposed = false
 
   constructor(
     readonly server: string,
@@ -68,7 +69,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
     const { clientId, clientSecret, tokenAuthMethod } = this.options
     if (clientId !== undefined) {
-      return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}), ...(tokenAuthMethod ? { token_endpoint_auth_method: tokenAuthMethod } : {}) }
+      return {
+        client_id: clientId,
+        ...(clientSecret ? { client_secret: clientSecret } : {}),
+        ...(tokenAuthMethod ? { token_endpoint_auth_method: tokenAuthMethod } : {}),
+      }
     }
     return (await this.store.get(this.server, this.serverUrl)).clientInformation
   }
@@ -121,6 +126,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   /** The SDK asks this first in each auth(): the listener is bound then, so the redirect URL it registers is final. */
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    // A flow the SDK still runs in the background after disposal must not bind a listener nobody closes.
+    if (this.disposed) throw new Error(`MCP server "${this.server}" is closed`)
     await this.listener.open()
     return this.discovery
   }
@@ -161,6 +168,12 @@ export class McpOAuthProvider implements OAuthClientProvider {
       signal.removeEventListener('abort', stop)
       controller.abort()
     }
+  }
+
+  /** The server's connection is closed for good: no flow binds the listener again. */
+  async dispose(): Promise<void> {
+    this.disposed = true
+    await this.settle()
   }
 
   /** After finishAuth (or a failed wait): the verifier of the flow is spent, the listener unbound. */
