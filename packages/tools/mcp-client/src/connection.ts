@@ -143,8 +143,8 @@ export class ServerConnection {
     const { authorizationTimeoutMs } = this.config.oauth!
     try {
       if (authorizations >= MAX_AUTHORIZATIONS) throw new Error(`the server still refuses after ${authorizations} authorization(s)`)
-      const code = await oauth.waitForCode(AbortSignal.any([this.closing.signal, AbortSignal.timeout(authorizationTimeoutMs)]))
-      await (transport as StreamableHTTPClientTransport).finishAuth(code)
+      const signal = AbortSignal.any([this.closing.signal, AbortSignal.timeout(authorizationTimeoutMs)])
+      await oauth.authorizeWith((code) => (transport as StreamableHTTPClientTransport).finishAuth(code), signal)
     } catch (error) {
       if (this.state === 'closed') return
       // Not restarted: each restart would send the person to the authorization page again.
@@ -153,8 +153,6 @@ export class ServerConnection {
       this.events.log('error', `${this.label()} ${this.problem}; it is down until the next start`)
       this.wake()
       return
-    } finally {
-      await oauth.settle()
     }
     this.events.log('info', `${this.label()}: authorized`)
     return this.connect(authorizations + 1)
@@ -304,15 +302,13 @@ export class ServerConnection {
   private async authorizeDuringCall(tool: string, signal: AbortSignal): Promise<void> {
     const transport = this.transport as StreamableHTTPClientTransport
     try {
-      await transport.finishAuth(await this.oauth!.waitForCode(signal))
+      await this.oauth!.authorizeWith((code) => transport.finishAuth(code), signal)
       this.events.log('info', `${this.label()}: authorized again for ${tool}`)
     } catch (error) {
       throw new McpCallError(
         `${this.label()} asked for authorization to run ${tool}, which failed: ${oneLine(error instanceof Error ? error.message : String(error))}`,
         'server',
       )
-    } finally {
-      await this.oauth!.settle()
     }
   }
 

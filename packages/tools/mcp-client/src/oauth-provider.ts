@@ -30,6 +30,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   /** Recent PKCE verifiers by challenge: two flows the SDK runs at once each get their own. */
   private readonly verifiers = new Map<string, string>()
   private disposed = false
+  private running: Promise<void> | undefined
 
   constructor(
     readonly server: string,
@@ -136,16 +137,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.discovery = state
   }
 
-  /** Whether the SDK started an authorization that nobody has waited for yet. */
-  get pending(): boolean {
-    return this.latest !== undefined
-  }
-
   /**
    * Shows the newest authorization URL (through `authorize`) and waits for its code at the listener, until `signal`
-   * aborts. The caller hands the code to the transport's finishAuth.
+   * aborts.
    */
-  async waitForCode(signal: AbortSignal): Promise<string> {
+  private async waitForCode(signal: AbortSignal): Promise<string> {
     const flow = this.latest
     if (!flow) throw new Error('the server asked for authorization, but no authorization URL was made')
     this.latest = undefined
@@ -168,6 +164,24 @@ export class McpOAuthProvider implements OAuthClientProvider {
       signal.removeEventListener('abort', stop)
       controller.abort()
     }
+  }
+
+  /**
+   * One authorization at a time: shows the URL, waits for the code and hands it to `finish` (the transport's
+   * finishAuth). A second caller that needs one meanwhile (two calls that both got a 401) waits for the one under
+   * way instead of sending the person to a second page, then tries again with its tokens.
+   */
+  async authorizeWith(finish: (code: string) => Promise<void>, signal: AbortSignal): Promise<void> {
+    if (this.running) return this.running
+    this.running = (async () => {
+      try {
+        await finish(await this.waitForCode(signal))
+      } finally {
+        await this.settle()
+        this.running = undefined
+      }
+    })()
+    return this.running
   }
 
   /** The server's connection is closed for good: no flow binds the listener again. */

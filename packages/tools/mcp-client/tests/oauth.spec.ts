@@ -2,8 +2,10 @@ import { spawn } from 'node:child_process'
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { cleanup, onCleanup, tempDir } from '@dshkit/testing'
+import { cleanup, eventually, onCleanup, tempDir } from '@dshkit/testing'
 import type { AuthorizeRequest } from '@dshkit/mcp-client'
+import { McpOAuthProvider } from '../src/oauth-provider.js'
+import { OAuthStore } from '../src/oauth-store.js'
 import { bootMcp, textOf } from './helpers.js'
 
 afterEach(cleanup)
@@ -64,7 +66,7 @@ describe('OAuth for a url server', () => {
   })
 
   it('refreshes an access token the server stopped taking, through the SDK, without asking the person again', async () => {
-    // Each token works for 4 requests: initialize, initialized, tools/list, then the first call; the second needs a refresh.
+    // Each token works for 4 requests: initialize, initialized, the GET stream and tools/list; the first call needs a refresh.
     const base = await oauthServer({ TOKEN_USES: '4' })
     const dir = await tempDir('dshkit-mcp-oauth-')
     let asked = 0
@@ -76,6 +78,25 @@ describe('OAuth for a url server', () => {
     for (let i = 0; i < 3; i++) expect(textOf(await call('mcp__web__whoami'))).toBe('authorized')
     expect(asked).toBe(1)
     expect((await seen(base)).grants).toContain('refresh_token')
+    await cleanup()
+  })
+
+  it('two calls that both need a new authorization send the person to one page, and both then run', async () => {
+    // initialize, initialized, the GET stream and tools/list use the first token up; its refresh token is revoked, so the calls need the person.
+    const base = await oauthServer({ TOKEN_USES: '4', REVOKE_FIRST: '1' })
+    const dir = await tempDir('dshkit-mcp-oauth-')
+    let asked = 0
+    const authorize = async (request: AuthorizeRequest) => {
+      // The person takes their time: both calls have had their refresh refused before this authorization ends.
+      if (++asked === 2) await eventually(async () => expect((await seen(base)).grants.filter((grant) => grant === 'refresh_token')).toHaveLength(2))
+      await browse(request)
+    }
+    const { call } = await bootMcp({ servers: { web: { url: `${base}/mcp`, oauth: true } }, oauthFile: join(dir, 'oauth.json'), authorize })
+    expect(asked).toBe(1)
+    const results = await Promise.all([call('mcp__web__whoami'), call('mcp__web__whoami')])
+    expect(results.map(textOf)).toEqual(['authorized', 'authorized'])
+    expect(asked).toBe(2)
+    expect((await seen(base)).grants.filter((grant) => grant === 'authorization_code')).toHaveLength(2)
     await cleanup()
   })
 
@@ -148,5 +169,33 @@ describe('OAuth for a url server', () => {
     expect(why).toContain('can be read by others (mode 644); run chmod 600 on it')
     expect(open.logs.map((line) => line.text).join('\n')).not.toContain(secret)
     await cleanup()
+  })
+
+  it('two waits for an authorization at once share one: one URL shown, one code, one token exchange', async () => {
+    let shown = 0
+    const codes: string[] = []
+    const provider = new McpOAuthProvider(
+      'web',
+      'http://127.0.0.1:9/mcp',
+      { authorizationTimeoutMs: 60_000 },
+      new OAuthStore(false),
+      async ({ url }) => {
+        shown++
+        // The authorization server's redirect, straight to the listener, with the state it was given.
+        const back = new URL(provider.redirectUrl)
+        back.search = new URLSearchParams({ code: 'the-code', state: new URL(url).searchParams.get('state')! }).toString()
+        expect((await fetch(back)).status).toBe(200)
+      },
+      () => {},
+    )
+    onCleanup(() => provider.dispose())
+    // What the SDK's auth() does before it hands over the authorization URL.
+    await provider.discoveryState()
+    provider.saveCodeVerifier('verifier-1')
+    provider.redirectToAuthorization(new URL(`http://127.0.0.1:9/authorize?state=${provider.state()}`))
+    const finish = async (code: string) => void codes.push(code)
+    const signal = AbortSignal.timeout(60_000)
+    await Promise.all([provider.authorizeWith(finish, signal), provider.authorizeWith(finish, signal)])
+    expect({ shown, codes }).toEqual({ shown: 1, codes: ['the-code'] })
   })
 })
