@@ -1,6 +1,7 @@
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { cleanup, eventually, onCleanup, tempDir } from '@dshkit/testing'
 import type { AuthorizeRequest } from '@dshkit/mcp-client'
@@ -9,6 +10,8 @@ import { OAuthStore } from '../src/oauth-store.js'
 import { bootMcp, textOf } from './helpers.js'
 
 afterEach(cleanup)
+
+const run = promisify(execFile)
 
 const fixture = new URL('./fixtures/oauth-server.mjs', import.meta.url).pathname
 
@@ -197,5 +200,20 @@ describe('OAuth for a url server', () => {
     const signal = AbortSignal.timeout(60_000)
     await Promise.all([provider.authorizeWith(finish, signal), provider.authorizeWith(finish, signal)])
     expect({ shown, codes }).toEqual({ shown: 1, codes: ['the-code'] })
+  })
+
+  it('by default the URL is one stderr line, and the token file is .dshkit/mcp-oauth.json under the cwd, mode 0600', async () => {
+    const base = await oauthServer()
+    const cwd = await tempDir('dshkit-mcp-oauth-cwd-')
+    const script = new URL('./fixtures/default-authorize.mjs', import.meta.url).pathname
+    const { stdout, stderr } = await run(process.execPath, [script, `${base}/mcp`], { cwd })
+    expect(stderr.split('\n').filter(Boolean)).toEqual([
+      expect.stringMatching(/^dshkit: MCP server "web" needs authorization; open this URL in a browser: http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+$/),
+    ])
+    expect(JSON.parse(stdout)).toMatchObject({ state: 'down', problem: expect.stringContaining('no authorization came back in time') })
+    // The registration was kept (nothing else: no tokens were issued).
+    const file = join(cwd, '.dshkit', 'mcp-oauth.json')
+    expect((await stat(file)).mode & 0o777).toBe(0o600)
+    expect(Object.keys(JSON.parse(await readFile(file, 'utf8')).servers.web)).toEqual(['url', 'clientInformation'])
   })
 })
