@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { strictConfig } from '@dshkit/common'
 import { sanitizeName } from './names.js'
+import { OAuth, authorizeHandler } from './oauth-config.js'
 
 export const DEFAULT_TIMEOUT_MS = 60_000
 /** `mcp__` + name + `__` stays within the 55 characters a cut 64-character tool name keeps. */
@@ -38,6 +39,7 @@ const Server = strictConfig({
   disabled: toolList('disabled'),
   restart: Restart,
   startupTimeoutMs: ms('startupTimeoutMs').default(30_000),
+  oauth: OAuth.optional(),
 }).superRefine((server, issues) => {
   const kind = server.command !== undefined ? 'command' : server.url !== undefined ? 'url' : undefined
   if (server.command !== undefined && server.url !== undefined) {
@@ -61,6 +63,15 @@ const Server = strictConfig({
   }
   if (kind === 'command' && server.headers !== undefined)
     issues.addIssue({ code: 'custom', path: ['headers'], message: 'headers apply to a url server, not a command one' })
+  if (kind === 'command' && server.oauth !== undefined)
+    issues.addIssue({ code: 'custom', path: ['oauth'], message: 'oauth applies to a url server, not a command one' })
+  // Two sources of one header: which one the server sees would be an accident.
+  if (server.oauth !== undefined && Object.keys(server.headers ?? {}).some((header) => header.toLowerCase() === 'authorization'))
+    issues.addIssue({
+      code: 'custom',
+      path: ['headers'],
+      message: 'a server with oauth gets its authorization header from OAuth; remove headers.authorization or oauth',
+    })
   if (server.enabled && server.disabled) {
     const both = server.enabled.filter((name) => server.disabled!.includes(name))
     if (both.length) issues.addIssue({ code: 'custom', path: ['disabled'], message: `${both.join(', ')} is both enabled and disabled; say one` })
@@ -127,6 +138,12 @@ export const Config = strictConfig({
       }),
     )
     .default({}),
+  /** Tokens and client registrations of OAuth servers; relative to the cwd at start; false keeps them in memory. */
+  oauthFile: z
+    .union([z.string().min(1), z.literal(false)], { error: 'oauthFile must be a file path, or false to keep OAuth tokens in memory' })
+    .default('.dshkit/mcp-oauth.json'),
+  /** Gets each authorization URL (default: one line on stderr); a headless caller may answer it itself. */
+  authorize: authorizeHandler.optional(),
 }).prefault({})
 
 export type Config = z.infer<typeof Config>

@@ -1,3 +1,4 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
@@ -12,6 +13,7 @@ import {
 import type { ServerConfig } from './config.js'
 import { serveElicitation } from './elicitation.js'
 import { McpCallError, explainCallError, oneLine } from './errors.js'
+import type { McpOAuthProvider } from './oauth-provider.js'
 import { hardenedValidator } from './schema.js'
 import { StdioTransport } from './stdio-transport.js'
 
@@ -22,6 +24,8 @@ const MAX_TOOLS = 2_000
 const STDERR_LOGGED = 50
 /** How long a server must stay up before its restart count (and backoff) starts over: a server that flaps is a crash loop too. */
 export const STABLE_MS = 10_000
+/** Authorizations one start may go through (a 401, then a 403 asking for more scope); more is a loop. */
+const MAX_AUTHORIZATIONS = 2
 
 export interface ConnectionEvents {
   /** The server's whole tool list, after each (re)connect and each `notifications/tools/list_changed`. */
@@ -47,11 +51,14 @@ export class ServerConnection {
   private refreshAgain = false
   /** The server's tools being called now, by name (a count each), for what an elicitation is about. */
   private readonly calls = new Map<string, number>()
+  /** Aborted by dispose: ends a wait for an authorization. */
+  private readonly closing = new AbortController()
 
   constructor(
     readonly name: string,
     readonly config: ServerConfig,
     private readonly events: ConnectionEvents,
+    private readonly oauth?: McpOAuthProvider,
   ) {}
 
   /** The server's tools being called now. */
@@ -74,7 +81,7 @@ export class ServerConnection {
 
   private makeTransport(): Transport {
     const { command, args = [], env, cwd, url, headers } = this.config
-    if (url !== undefined) return new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } })
+    if (url !== undefined) return new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers }, authProvider: this.oauth })
     let lines = 0
     // A chatty server must not flood the log: the first lines say enough (the tail is kept for crash messages).
     const onStderr = (line: string) => {
@@ -84,7 +91,7 @@ export class ServerConnection {
     return new StdioTransport({ command: command!, args, env, cwd, onStderr })
   }
 
-  private async connect(): Promise<void> {
+  private async connect(authorizations = 0): Promise<void> {
     if (this.state === 'closed') return
     const transport = this.makeTransport()
     // Form elicitation only: its answer comes from the approval flow (yes/no); URL mode would send people to a server's page.
@@ -112,6 +119,8 @@ export class ServerConnection {
     } catch (error) {
       client.onclose = undefined
       await transport.close().catch(() => {})
+      if (error instanceof UnauthorizedError && this.oauth && (this.state as ServerState) !== 'closed')
+        return this.authorizeThenConnect(transport, authorizations)
       const exit = transport instanceof StdioTransport ? transport.exit : undefined
       // A process that ended says more than the SDK's "Connection closed"; a spawn failure already says it all.
       const why =
@@ -126,6 +135,27 @@ export class ServerConnection {
       this.events.log('error', `${this.label()} ${this.problem}`)
       this.scheduleRestart()
     }
+  }
+
+  /** The server wants authorization: the person authorizes (or the authorize handler answers), then a fresh start. */
+  private async authorizeThenConnect(transport: Transport, authorizations: number): Promise<void> {
+    const oauth = this.oauth!
+    const { authorizationTimeoutMs } = this.config.oauth!
+    try {
+      if (authorizations >= MAX_AUTHORIZATIONS) throw new Error(`the server still refuses after ${authorizations} authorization(s)`)
+      const signal = AbortSignal.any([this.closing.signal, AbortSignal.timeout(authorizationTimeoutMs)])
+      await oauth.authorizeWith((code) => (transport as StreamableHTTPClientTransport).finishAuth(code), signal)
+    } catch (error) {
+      if (this.state === 'closed') return
+      // Not restarted: each restart would send the person to the authorization page again.
+      this.problem = `could not start: authorization failed: ${oneLine(error instanceof Error ? error.message : String(error))}`
+      this.state = 'down'
+      this.events.log('error', `${this.label()} ${this.problem}; it is down until the next start`)
+      this.wake()
+      return
+    }
+    this.events.log('info', `${this.label()}: authorized`)
+    return this.connect(authorizations + 1)
   }
 
   private lost(client: Client, transport: Transport) {
@@ -238,15 +268,22 @@ export class ServerConnection {
     const onAbort = () => controller.abort(signal.reason)
     signal.addEventListener('abort', onAbort, { once: true })
     this.calls.set(tool, (this.calls.get(tool) ?? 0) + 1)
+    const options = {
+      signal: controller.signal,
+      timeout: timeoutMs,
+      maxTotalTimeout: maxTotalTimeoutMs,
+      // Progress notifications push the deadline back only where configured; a progress token is sent only then.
+      resetTimeoutOnProgress: progressResetsTimeout,
+      onprogress: progressResetsTimeout ? () => {} : undefined,
+    }
+    const once = async () => (await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, options)) as CallToolResult
     try {
-      return (await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
-        signal: controller.signal,
-        timeout: timeoutMs,
-        maxTotalTimeout: maxTotalTimeoutMs,
-        // Progress notifications push the deadline back only where configured; a progress token is sent only then.
-        resetTimeoutOnProgress: progressResetsTimeout,
-        onprogress: progressResetsTimeout ? () => {} : undefined,
-      })) as CallToolResult
+      return await once().catch(async (error) => {
+        // A 401 (expired, refresh refused) or a 403 asking for more scope: authorize once, within the call's deadline, and call again.
+        if (!(error instanceof UnauthorizedError) || !this.oauth) throw error
+        await this.authorizeDuringCall(tool, AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)]))
+        return once()
+      })
     } catch (error) {
       if (signal.aborted) throw signal.reason
       const transport = this.transport
@@ -262,10 +299,24 @@ export class ServerConnection {
     }
   }
 
+  private async authorizeDuringCall(tool: string, signal: AbortSignal): Promise<void> {
+    const transport = this.transport as StreamableHTTPClientTransport
+    try {
+      await this.oauth!.authorizeWith((code) => transport.finishAuth(code), signal)
+      this.events.log('info', `${this.label()}: authorized again for ${tool}`)
+    } catch (error) {
+      throw new McpCallError(
+        `${this.label()} asked for authorization to run ${tool}, which failed: ${oneLine(error instanceof Error ? error.message : String(error))}`,
+        'server',
+      )
+    }
+  }
+
   /** Closes the transport and ends the server's process tree; pending waits fail. */
   async dispose(): Promise<void> {
     this.state = 'closed'
     clearTimeout(this.timer)
+    this.closing.abort()
     this.wake()
     const client = this.client
     const transport = this.transport
@@ -273,6 +324,7 @@ export class ServerConnection {
     if (client) client.onclose = undefined
     await client?.close().catch(() => {})
     await transport?.close().catch(() => {})
+    await this.oauth?.dispose()
   }
 }
 

@@ -9,6 +9,7 @@ export { qualifiedName, sanitizeName } from './names.js'
 export { compileSchema, parametersFor, hardenedValidator } from './schema.js'
 export { SCHEMA_LIMITS } from './schema-limits.js'
 export { toBlocks, toValue, type McpValue } from './results.js'
+export type { AuthorizeHandler, AuthorizeRequest, OAuthOptions } from './oauth-config.js'
 export { Config, type ConfigInput, type ServerConfig, DEFAULT_TIMEOUT_MS } from './config.js'
 export { apply, inject, name }
 

@@ -1,9 +1,13 @@
+import { resolve } from 'node:path'
 import { type Context, Service, type Logger } from 'cordis'
 import { closestKey, escapeControls } from '@dshkit/common'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Config, ServerConfig } from './config.js'
 import { ServerConnection, type ServerState } from './connection.js'
 import { elicitationHandler } from './elicitation.js'
+import { printAuthorizationUrl } from './oauth-config.js'
+import { McpOAuthProvider } from './oauth-provider.js'
+import { OAuthStore } from './oauth-store.js'
 import { disambiguated, qualifiedName } from './names.js'
 import { toolDefinition, type TimedOut } from './tools.js'
 
@@ -43,12 +47,18 @@ export class McpClientService extends Service {
   ) {
     super(root, 'mcpClient')
     this.logger = root.logger('mcp-client')
+    // One file for every OAuth server, resolved now: a later chdir does not move it.
+    const store = new OAuthStore(config.oauthFile === false ? false : resolve(config.oauthFile))
     for (const [name, server] of Object.entries(config.servers)) {
       const entry = { tools: {}, skipped: {}, unregister: [] as (() => void)[], connection: undefined as unknown as ServerConnection }
       const log = (level: 'info' | 'warn' | 'error', message: string) => this.logger[level](escapeControls(message))
       // Looked up per question: approval is an optional service that may come and go.
       const elicit = elicitationHandler({ server: name, approval: () => root.get('approval'), running: () => entry.connection.running(), log })
-      entry.connection = new ServerConnection(name, server, { tools: (tools) => this.sync(name, server, tools), log, elicit })
+      const oauth =
+        server.oauth && server.url
+          ? new McpOAuthProvider(name, server.url, server.oauth, store, config.authorize ?? printAuthorizationUrl, (message) => log('warn', message))
+          : undefined
+      entry.connection = new ServerConnection(name, server, { tools: (tools) => this.sync(name, server, tools), log, elicit }, oauth)
       this.servers.set(name, entry)
     }
     root.effect(() => () => this.close(), 'mcp-client: close servers')

@@ -50,6 +50,30 @@ describe('config', () => {
     expect(({} as { command?: string }).command).toBeUndefined()
   })
 
+  it('oauth: true or strict options; typos get a did-you-mean, and it cannot be mixed with a static authorization header', () => {
+    const url = 'http://127.0.0.1:9/mcp'
+    expect(messages({ servers: { gh: { url, oauth: true } } })).toEqual([])
+    expect(Config.parse({ servers: { gh: { url, oauth: true } } }).servers.gh!.oauth).toEqual({ authorizationTimeoutMs: 300_000 })
+    expect(messages({ servers: { gh: { url, oauth: { clinetId: 'x' } } } })).toEqual(['servers.gh.oauth.clinetId: unknown key; did you mean "clientId"?'])
+    expect(messages({ servers: { gh: { url, oauth: { scopes: 'a' } } } })).toEqual(['servers.gh.oauth.scopes: unknown key; did you mean "scope"?'])
+    expect(messages({ servers: { gh: { url, oauth: 'yes' } } })[0]).toMatch(/^servers\.gh\.oauth: oauth must be true or \{ clientId\?/)
+    expect(messages({ servers: { gh: { url, oauth: true, headers: { Authorization: 'Bearer s3cret' } } } })).toEqual([
+      'servers.gh.headers: a server with oauth gets its authorization header from OAuth; remove headers.authorization or oauth',
+    ])
+    expect(messages({ servers: { gh: { command: 'x', oauth: true } } })).toEqual(['servers.gh.oauth: oauth applies to a url server, not a command one'])
+    expect(messages({ servers: { gh: { url, oauth: { clientSecret: 's3cret' } } } })).toEqual([
+      'servers.gh.oauth.clientSecret: clientSecret needs the clientId it belongs to',
+    ])
+    expect(messages({ servers: { gh: { url, oauth: { redirectUrl: 'http://localhost:8080/cb' } } } })[0]).toContain(
+      'redirectUrl must be http://127.0.0.1[:port]/path',
+    )
+    expect(messages({ servers: { gh: { url, oauth: { tokenAuthMethod: 'basic' } } } })[0]).toContain('tokenAuthMethod must be "client_secret_basic"')
+    expect(messages({ oauthFil: 'x.json' })).toEqual(['oauthFil: unknown key; did you mean "oauthFile"?'])
+    expect(messages({ authorize: 'open' })).toEqual(['authorize: authorize must be a function (pass it from code)'])
+    // A secret never comes back in an error.
+    expect(messages({ servers: { gh: { url, oauth: { clientId: 1, clientSecret: 's3cret-value' } } } }).join('\n')).not.toContain('s3cret-value')
+  })
+
   it('a bad config rejects the plugin with a ValidationError naming the key', async () => {
     const ctx = new Context()
     onCleanup(async () => {
