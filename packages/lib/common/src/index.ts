@@ -5,3 +5,4 @@ export { fuseSignals, onAbort, neverAborted, type FusedSignal } from './signals.
 export { escapeControls } from './escape.js'
 export { canonicalJson } from './canonical.js'
 export { seamConfig, type SeamConfig, type SeamConfigIssue } from './seam-config.js'
+export { writeFileDurably, syncFolder, type DurableWriteOptions } from './durable.js'

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { promises as fsp } from 'node:fs'
 import nodePath from 'node:path'
-import { snapshotJson } from '@dshkit/common'
+import { snapshotJson, writeFileDurably } from '@dshkit/common'
 import type { Grant } from '@dshkit/approval'
 import { checkGrantRule } from '@dshkit/rules'
 import { z } from 'zod'
@@ -87,28 +87,10 @@ export async function readGrantsFile(file: string): Promise<GrantsFile> {
   return parseGrantsFile(file, text)
 }
 
-/** Writes the whole file atomically: a private temp file beside it, fsync, rename, then fsync the folder. */
+/** Writes the whole file atomically and durably (a private temp file beside it, fsync, rename, fsync of the folder). */
 export async function writeGrantsFile(file: string, content: GrantsFile): Promise<void> {
-  const dir = nodePath.dirname(file)
-  await fsp.mkdir(dir, { recursive: true, mode: 0o700 })
-  const temp = nodePath.join(dir, `.${nodePath.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
-  const handle = await fsp.open(temp, 'wx', 0o600)
-  try {
-    await handle.writeFile(`${JSON.stringify(content, null, 2)}\n`)
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-  try {
-    await fsp.rename(temp, file)
-  } catch (error) {
-    await fsp.rm(temp, { force: true })
-    throw error
-  }
-  // The rename is durable only once the folder is synced; some file systems refuse, which is not fatal.
-  const folder = await fsp.open(dir, 'r').catch(() => undefined)
-  await folder?.sync().catch(() => {})
-  await folder?.close()
+  await fsp.mkdir(nodePath.dirname(file), { recursive: true, mode: 0o700 })
+  await writeFileDurably(file, `${JSON.stringify(content, null, 2)}\n`)
 }
 
 export function newGrantId(): string {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { constants } from 'node:fs'
-import { lstat, mkdir, open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises'
+import { lstat, mkdir, readFile } from 'node:fs/promises'
 import nodePath from 'node:path'
+import { syncFolder, writeFileDurably } from '@dshkit/common'
 
 export const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex')
 const HASH = /^[0-9a-f]{64}$/
@@ -32,7 +32,7 @@ export class BlobStore {
     const made = await mkdir(folder, { recursive: true, mode: 0o700 })
     // New folders must survive a crash too: each one's entry lives in its parent.
     if (made) for (let dir = folder; dir !== nodePath.dirname(made); dir = nodePath.dirname(dir)) await syncFolder(nodePath.dirname(dir))
-    await writeDurably(path, nodePath.join(folder, `.${randomBytes(6).toString('hex')}.tmp`), bytes, 0o600)
+    await writeFileDurably(path, bytes, { temp: nodePath.join(folder, `.${randomBytes(6).toString('hex')}.tmp`) })
   }
 
   /** The kept bytes; a missing one throws ENOENT, a damaged one `TamperedBlobError`. */
@@ -66,40 +66,5 @@ export class BlobStore {
     } catch {
       return false
     }
-  }
-}
-
-/** Makes a rename durable; a platform that cannot fsync a folder only loses that. */
-/**
- * Writes `bytes` to a fresh `temp` (never through a symlink), fsyncs it, renames it over `path` and fsyncs the folder:
- * `path` holds the old bytes or the new ones, never part. `chmod` sets the mode past the umask.
- */
-export async function writeDurably(path: string, temp: string, bytes: Uint8Array, mode: number, chmod = false) {
-  const file = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode)
-  try {
-    try {
-      await file.writeFile(bytes)
-      if (chmod) await file.chmod(mode)
-      await file.sync()
-    } finally {
-      await file.close()
-    }
-    await rename(temp, path)
-  } catch (error) {
-    await unlink(temp).catch(() => {})
-    throw error
-  }
-  await syncFolder(nodePath.dirname(path))
-}
-
-export async function syncFolder(path: string) {
-  let dir: FileHandle | undefined
-  try {
-    dir = await open(path, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0))
-    await dir.sync()
-  } catch {
-    // ignored on purpose: the data itself is already synced
-  } finally {
-    await dir?.close()
   }
 }

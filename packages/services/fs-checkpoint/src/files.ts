@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import { lstat, mkdir, open, realpath, unlink } from 'node:fs/promises'
 import nodePath from 'node:path'
-import { sha256, syncFolder, writeDurably } from './blobs.js'
+import { syncFolder, writeFileDurably } from '@dshkit/common'
+import { sha256 } from './blobs.js'
 
 /** A workspace file as rewind finds it: its content (hash and bytes), `absent`, or why it will not be touched. */
 export type FileState = { kind: 'absent' } | { kind: 'file'; hash: string; bytes: Uint8Array; mode: number } | { kind: 'refused'; reason: string }
@@ -79,7 +80,7 @@ export async function restoreFile(path: string, bytes: Uint8Array, mode?: number
   if (moved) throw new Error(moved)
   const temp = nodePath.join(dir, `.${nodePath.basename(path).slice(0, 100)}.${randomBytes(6).toString('hex')}.rewind`)
   // The umask must not change an existing file's mode; a file absent now gets the umask's.
-  await writeDurably(path, temp, bytes, mode ?? 0o666, mode !== undefined)
+  await writeFileDurably(path, bytes, { temp, mode: mode ?? 0o666, chmod: mode !== undefined })
 }
 
 /** Removes a file a recorded call created; a symlink or anything but a regular file is left alone. */

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto'
 import { promises as fsp } from 'node:fs'
 import nodePath from 'node:path'
+import { writeFileDurably } from '@dshkit/common'
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 
 /** What is kept for one server: bound to its url, so a changed url never gets another server's tokens. */
@@ -76,22 +76,12 @@ async function readStore(file: string): Promise<OAuthFile> {
   return { version: 1, servers: Object.assign(Object.create(null), servers) }
 }
 
-/** A private temp file beside the target, synced, then renamed over it: a crash leaves the old file or the new one. */
+/** Written durably (a private temp file beside it, fsync, rename, fsync of the folder): a crash leaves the old file or the new one. */
 async function writeAtomic(file: string, content: OAuthFile): Promise<void> {
-  const dir = nodePath.dirname(file)
-  await fsp.mkdir(dir, { recursive: true, mode: 0o700 })
-  const temp = nodePath.join(dir, `.${nodePath.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
-  const handle = await fsp.open(temp, 'wx', 0o600)
+  await fsp.mkdir(nodePath.dirname(file), { recursive: true, mode: 0o700 })
   try {
-    await handle.writeFile(`${JSON.stringify(content, null, 2)}\n`)
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-  try {
-    await fsp.rename(temp, file)
+    await writeFileDurably(file, `${JSON.stringify(content, null, 2)}\n`)
   } catch (error) {
-    await fsp.rm(temp, { force: true })
     throw new OAuthStoreError(`the MCP OAuth token file ${file} cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
   }
 }
