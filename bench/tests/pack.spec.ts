@@ -15,4 +15,4 @@ test('every publishable package packs into a tarball a fresh project can install
     throw new Error(`scripts/check-pack.mjs failed:\n${error.stderr || error.message}`)
   })
   expect(stderr).toMatch(/check-pack: ok: \d+ tarballs install outside the workspace, import as ESM and type-check/)
-}, 180_000)
+}, 420_000)

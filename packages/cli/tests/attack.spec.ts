@@ -174,7 +174,7 @@ describe('a call whose outcome the session log could not record fails the run', 
     const log = join(root, 'session.jsonl')
     // 16 blocks of 512 bytes: not room for all four ~3 KB results (group commit may fail them as one batch).
     const { code, stdout, stderr } = await dshkit(['run', calls, '--root', root, '--log', log], { shell: "trap '' XFSZ; ulimit -f 16" })
-    expect(stdout).toMatch(/✓ .*calls\.jsonl:1 fs_read \[a\] ok/)
+    expect(stdout, stderr).toMatch(/✓ .*calls\.jsonl:1 fs_read \[a\] ok/)
     expect(stderr).toMatch(
       /calls\.jsonl:\d: call "\w" (ran, but the session log could not record its result|was not run: the session log could not record it first)/,
     )
