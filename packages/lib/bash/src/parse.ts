@@ -67,6 +67,8 @@ function collect(line: string, origin: Origin[], scripts: number, into: Command[
     if (tree.rootNode.hasError) throw new Unjudgeable(syntaxError(tree.rootNode))
     if (GLUED_CONTINUATION.test(line) && gluedOutsideTokens(tree.rootNode, line))
       throw new Unjudgeable('a backslash-newline inside a word (`r\\⏎m`): bash joins the word, the parser splits it')
+    const comment = misreadComment(tree.rootNode, line)
+    if (comment) throw new Unjudgeable(comment)
     const heredoc = misreadHeredoc(tree.rootNode, line)
     if (heredoc) throw new Unjudgeable(heredoc)
     walk(tree.rootNode, origin, scripts, into)
@@ -293,6 +295,31 @@ function gluedOutsideTokens(root: Node, line: string): boolean {
     for (const child of node.children) if (child) stack.push(child)
   }
   return count(line) > inside
+}
+
+/**
+ * A comment the grammar starts where bash does not: bash starts one only at the beginning of a
+ * word, and `echo \\ #x; rm y` has the escaped blank glued to `#x`, so bash runs `rm y`.
+ */
+function misreadComment(root: Node, line: string): string | undefined {
+  for (const comment of root.descendantsOfType('comment')) {
+    if (!comment) continue
+    let at = comment.startIndex
+    // A backslash-newline is removed before bash reads words: look past it.
+    while (at >= 2 && line[at - 1] === '\n' && escapedAt(line, at - 1)) at -= 2
+    if (at === 0) continue
+    const before = line[at - 1]
+    if (!/[ \t\n;&|()]/.test(before) || escapedAt(line, at - 1))
+      return `\`${comment.text.slice(0, 40)}\` follows \`${before}\` glued to it, where bash reads a word, not a comment`
+  }
+  return undefined
+}
+
+/** Whether the character at `index` is escaped by an odd run of backslashes before it. */
+function escapedAt(line: string, index: number): boolean {
+  let count = 0
+  for (let i = index - 1; i >= 0 && line[i] === '\\'; i--) count++
+  return count % 2 === 1
 }
 
 function syntaxError(root: Node): string {

@@ -376,3 +376,72 @@ test.each([
   const commands = parsed(line)
   expect(commands[0].argv[0].value).toBe('cat')
 })
+
+test.each([
+  // Found by hunting: under an unquoted delimiter bash joins `EO\⏎F` into `EOF` and ends the body there.
+  ['cat <<EOF\nEO\\\nF\nrm x\nEOF'],
+  ['cat <<EOF\nE\\\nOF\nrm x\nEOF'],
+  ['cat <<EOF\nE\\\nO\\\nF\nrm x\nEOF'],
+  ['cat <<-EOF\n\tEO\\\nF\nrm x\nEOF'],
+  ['cat <<EOF\n\\\nEOF\nrm x\nEOF'],
+  ["bash -c 'cat <<EOF\nEO\\\nF\nrm x\nEOF'"],
+  ['echo $(cat <<EOF\nEO\\\nF\nrm x\nEOF\n)'],
+])('a backslash-newline that makes a heredoc delimiter line is unjudgeable: %j', (line) => {
+  const result = parseCommandLine(line)
+  expect(result.ok, JSON.stringify(result)).toBe(false)
+  expect(!result.ok && result.reason).toMatch(/heredoc/)
+})
+
+test.each([
+  ['cat <<EOF\nfoo \\\nbar\nEOF', 'cat'],
+  ['cat <<EOF\nEO\\\\\nF\nEOF', 'cat'],
+  ["cat <<'EOF'\nEO\\\nF\nEOF", 'cat'],
+])('a heredoc with a backslash-newline that makes no delimiter line is read: %j', (line, program) => {
+  expect(parsed(line).map((c) => c.argv[0].value)).toEqual([program])
+})
+
+test.each([
+  // Found by hunting: bash ends a backtick substitution at the first backtick, even inside a heredoc body.
+  ["echo `cat <<'EOF'\n`; rm x; echo `\nEOF\n`"],
+  ['echo `cat <<"EOF"\n`; rm x; echo `\nEOF\n`'],
+  ['echo `cat <<\\EOF\n`; rm x; echo `\nEOF\n`'],
+  ['echo `cat <<EOF\nx`; rm x; echo `\nEOF\n`'],
+])('a heredoc inside backticks whose body holds a backtick is unjudgeable: %j', (line) => {
+  expect(parseCommandLine(line).ok).toBe(false)
+})
+
+test.each([
+  // Found by hunting: the grammar read `$'\\' ; rm x #'` as one string, bash ends it after `\\`.
+  ["echo $'\\\\' ; rm x #'"],
+  ["echo $'\\\\\\\\' ; rm x #'"],
+  ["echo a$'\\\\'b ; rm x #'"],
+  ["x=$'\\\\'; rm x #'"],
+  ["echo $'a' $'\\\\' ; rm x #'"],
+])('an ANSI-C string the grammar ends later than bash is unjudgeable: %j', (line) => {
+  const result = parseCommandLine(line)
+  expect(result.ok, JSON.stringify(result)).toBe(false)
+  expect(!result.ok && result.reason).toMatch(/does not end where bash ends it/)
+})
+
+test.each([["echo $'\\\\'"], ["echo $'a\\tb' $'\\''"], ["echo $'\\x41'"]])('an ANSI-C string bash reads the same way is plain: %j', (line) => {
+  expect(parsed(line).map((c) => c.argv[0].value)).toEqual(['echo'])
+})
+
+test.each([
+  // Found by hunting: `\ #b` is one word to bash (an escaped blank glued to `#`), a comment to the grammar.
+  ['echo \\ #b ; rm x'],
+  ['echo \\\t#b ; rm x'],
+  ['echo "a" \\ #; rm x'],
+  ["bash -c 'echo \\ #; rm x'"],
+])('a `#` glued to an escaped blank is no comment to bash, and unjudgeable: %j', (line) => {
+  const result = parseCommandLine(line)
+  expect(result.ok, JSON.stringify(result)).toBe(false)
+  expect(!result.ok && result.reason).toMatch(/not a comment/)
+})
+
+test.each([['echo \\\\ #b ; rm x'], ['echo a \\\n#b; rm x'], ['echo a;#x'], ['(#x\ntrue)'], ['echo $( #x\ntrue)'], ['echo a&&#x\ntrue']])(
+  'a comment bash also starts is read: %j',
+  (line) => {
+    expect(parsed(line).some((c) => c.argv[0].value === 'rm')).toBe(false)
+  },
+)

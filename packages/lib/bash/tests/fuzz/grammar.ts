@@ -187,6 +187,12 @@ function nested(rng: Rng, inner: () => string): string {
     () => `cat <<EOF\nhi\nEOF; ${inner()}\n$(${a})\nEOF`,
     () => `cat <<'EOF'\nEOF && ${a}\nEOF\n${inner()}`,
     () => `cat <<-EOF\n\t$(${a})\n\tEOF\n${inner()}`,
+    // Token ends bash and the grammar place differently: a joined delimiter line, a backtick in a
+    // heredoc inside backticks, `$'\\'`, and `#` glued to an escaped blank.
+    () => `cat <<${rng.pick(['EOF', '-EOF'])}\n${rng.pick(['EO\\\nF', 'E\\\nOF', '\\\nEOF'])}\n${a}\nEOF`,
+    () => `echo \`cat <<'EOF'\n\`; ${a}; echo \`\nEOF\n\``,
+    () => `echo $'\\\\' ; ${a} #'`,
+    () => `echo \\ #; ${a}`,
     () => `echo $'\x41'; ${a}`,
     () => `command -v ${a}`,
     () => `find . -maxdepth 0 -exec ${a} \\;`,
