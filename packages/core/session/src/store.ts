@@ -22,7 +22,10 @@ export interface SessionStore {
    * Left out: the session is this process's for as long as it is open.
    */
   leaseRemainingMs?(): number
-  /** Releases files, locks, connections. Called once, after the last append settled. */
+  /**
+   * Releases files, locks, connections. Called once, after the last append settled. An append after it
+   * rejects: an event handed to a closed store is refused, never dropped silently.
+   */
   close?(): Promise<void>
 }
 
