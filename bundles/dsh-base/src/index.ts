@@ -54,6 +54,7 @@ export type { UserApproval } from '@dshkit/user-approval'
 export type { ToolResultPruner } from '@dshkit/compaction-tool-result-pruner'
 export type { ShellService } from '@dshkit/shell'
 export type { JobsService } from '@dshkit/jobs'
+export type { AuthorizeHandler, AuthorizeRequest, OAuthOptions } from '@dshkit/mcp-client'
 
 export { bootConfigFile, bootEntries, readConfigFile, settle, BootError, type BootReport } from './boot.js'
 export { PluginStartError } from './fibers.js'

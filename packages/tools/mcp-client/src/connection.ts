@@ -54,6 +54,7 @@ export class ServerConnection {
   /** Aborted by dispose: ends a wait for an authorization. */
   private readonly closing = new AbortController()
 
+  /** @internal Kept out of the typings: the OAuth provider's names the SDK's fetch types (DOM), which a preset must not need. */
   constructor(
     readonly name: string,
     readonly config: ServerConfig,
