@@ -43,7 +43,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   mcp: (rest, o) => {
     if (rest[0] !== 'serve' || rest.length > 1) throw new UsageError('mcp takes one subcommand: serve')
-    return mcpServe({ config: o.config, root: o.root, log: o.log, http: portOption('--http', o.http, '0 = any free port') })
+    return mcpServe({ config: o.config, root: o.root, log: o.log, http: portOption('--http', o.http) })
   },
   grants: (rest, o) => {
     if (o.file && o.root) throw new UsageError('grants takes --file or --root, not both')
@@ -55,7 +55,7 @@ export const COMMANDS: Record<string, Command> = {
   approvals: (rest, o) => {
     if (rest[0] !== 'serve' || rest.length > 1) throw new UsageError('approvals takes one subcommand: serve')
     if (!o.db) throw new UsageError("approvals serve needs --db 'postgres://USER@HOST/DB[?schema=NAME]': the team's database")
-    return approvalsServe({ db: o.db, workspace: o.workspace, port: portOption('--port', o.port, '0 = any free port') })
+    return approvalsServe({ db: o.db, workspace: o.workspace, port: portOption('--port', o.port) })
   },
   hooks: (rest, o) => {
     if (o.file && o.root) throw new UsageError('hooks takes --file or --root, not both')
@@ -95,10 +95,10 @@ function one(rest: string[], message: string): string {
   return rest[0]
 }
 
-function portOption(name: string, value: string | undefined, note: string): number | undefined {
+function portOption(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined
   const port = Number(value)
   if (!(Number.isInteger(port) && port >= 0 && port <= 65535 && value.trim() !== ''))
-    throw new UsageError(`${name} takes a port number 0-65535 (${note}), got ${JSON.stringify(value)}`)
+    throw new UsageError(`${name} takes a port number 0-65535 (0 = any free port), got ${JSON.stringify(value)}`)
   return port
 }

@@ -48,8 +48,10 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
     const body = req.method === 'POST' ? await readBody(req) : { value: undefined }
     if (typeof body === 'string')
       return body === 'too large' ? refuse(413, `request body over ${MAX_BODY_BYTES} bytes`) : refuse(400, 'Parse error: the body is not JSON')
-    const session = await sessionFor(req, body.value, sessions, refuse)
-    if (session) await serve(session, req, res, body.value, sessions, refuse)
+    // Read once: the batch check, the in-flight check and the tracking all use the same ids.
+    const ids = requestIds(body.value)
+    const session = await sessionFor(req, body.value, ids, sessions, refuse)
+    if (session) await serve(session, req, res, body.value, ids, sessions, refuse)
   }
   const server = createServer((req, res) => {
     const refuse: Refuse = (status, message) =>
@@ -82,8 +84,7 @@ export async function listenHttp(http: Config['http'], options: ListenOptions, o
 }
 
 /** The request's MCP session: the one it names, or a new one for an initialize; undefined once refused. */
-async function sessionFor(req: IncomingMessage, body: unknown, sessions: SessionTable, refuse: Refuse): Promise<Session | undefined> {
-  const ids = requestIds(body)
+async function sessionFor(req: IncomingMessage, body: unknown, ids: (string | number)[], sessions: SessionTable, refuse: Refuse): Promise<Session | undefined> {
   const twice = ids.find((id, i) => ids.indexOf(id) !== i)
   if (twice !== undefined) return void refuse(409, `request id ${JSON.stringify(twice)} appears twice in this batch; give each request its own id`)
   const sessionId = req.headers['mcp-session-id']
@@ -97,8 +98,15 @@ async function sessionFor(req: IncomingMessage, body: unknown, sessions: Session
 }
 
 /** Hands the request to the session's transport once its ids are free and tracked. */
-async function serve(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown, sessions: SessionTable, refuse: Refuse) {
-  const ids = requestIds(body)
+async function serve(
+  session: Session,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  ids: (string | number)[],
+  sessions: SessionTable,
+  refuse: Refuse,
+) {
   const inFlight = ids.find((id) => session.ids.has(id))
   if (inFlight !== undefined) return refuse(409, `request id ${JSON.stringify(inFlight)} belongs to a request still in flight in this session; use a new id`)
   sessions.track(session, res, ids, body)
